@@ -1,0 +1,62 @@
+package dev.tunnel.client;
+
+import dev.tunnel.protocol.FrameDecoder;
+import dev.tunnel.protocol.FrameEncoder;
+import dev.tunnel.protocol.PrefaceDecoder;
+import dev.tunnel.protocol.TunnelPipeline;
+import dev.tunnel.protocol.mux.Heartbeat;
+import dev.tunnel.protocol.mux.MuxSession;
+import dev.tunnel.protocol.mux.MuxSettings;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.timeout.IdleStateHandler;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * Builds the client side of the tunnel connection; see {@link TunnelPipeline} for the picture.
+ * Does nothing else.
+ */
+final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
+    private static final FrameEncoder ENCODER = new FrameEncoder();
+
+    private final Function<SocketChannel, io.netty.handler.ssl.SslHandler> tls;
+    private final ClientIdentity identity;
+    private final MuxSettings muxSettings;
+    private final int heartbeatInterval;
+    private final int heartbeatTimeout;
+    private final Map<Integer, ProxyTarget> proxies;
+    private final SessionListener listener;
+
+    ClientChannelInitializer(Function<SocketChannel, io.netty.handler.ssl.SslHandler> tls, ClientIdentity identity,
+                             MuxSettings muxSettings, int heartbeatInterval, int heartbeatTimeout,
+                             Map<Integer, ProxyTarget> proxies, SessionListener listener) {
+        this.tls = tls;
+        this.identity = identity;
+        this.muxSettings = muxSettings;
+        this.heartbeatInterval = heartbeatInterval;
+        this.heartbeatTimeout = heartbeatTimeout;
+        this.proxies = proxies;
+        this.listener = listener;
+    }
+
+    @Override
+    protected void initChannel(SocketChannel ch) {
+        ChannelPipeline p = ch.pipeline();
+        if (tls != null) {
+            p.addLast(TunnelPipeline.TLS, tls.apply(ch));
+        }
+        MuxSession mux = new MuxSession(false, muxSettings, new LocalConnector(proxies, ch.eventLoop()));
+        Heartbeat heartbeat = new Heartbeat(mux, heartbeatInterval, heartbeatTimeout);
+        p.addLast(TunnelPipeline.PREFACE, new PrefaceDecoder());
+        p.addLast(TunnelPipeline.FRAME_DECODER, new FrameDecoder());
+        p.addLast(TunnelPipeline.FRAME_ENCODER, ENCODER);
+        p.addLast(TunnelPipeline.IDLE, new IdleStateHandler(Math.max(heartbeatTimeout, 0), 0, 0, TimeUnit.SECONDS));
+        p.addLast(TunnelPipeline.HEARTBEAT, heartbeat);
+        p.addLast(TunnelPipeline.MUX, mux);
+        p.addLast(TunnelPipeline.CONTROL, new ClientControlHandler(identity, mux, heartbeat, proxies.values(), listener,
+                tls != null));
+    }
+}

@@ -1,0 +1,64 @@
+package dev.tunnel.client;
+
+import dev.tunnel.protocol.ResetCode;
+import dev.tunnel.protocol.mux.MuxStream;
+import dev.tunnel.protocol.mux.StreamAcceptor;
+import dev.tunnel.protocol.mux.StreamRelay;
+import dev.tunnel.protocol.transport.Transports;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import java.util.HashMap;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Accepts the streams the server opens: connects to the proxy's local app and relays. The
+ * stream's first bytes usually arrive before the local connection is up; the relay holds them.
+ * If the local app is down the stream is reset (the public connection closes at once) and the
+ * failure is logged once per burst, per proxy.
+ *
+ * <p>Threading: runs on the session's event loop; local connections are registered on it.
+ */
+final class LocalConnector implements StreamAcceptor {
+    private static final Logger log = LoggerFactory.getLogger(LocalConnector.class);
+    private static final int CONNECT_TIMEOUT_MILLIS = 10_000;
+
+    private final Map<Integer, ProxyTarget> proxies;
+    private final Map<Integer, BurstLog> failures = new HashMap<>();
+    private final EventLoop eventLoop;
+
+    LocalConnector(Map<Integer, ProxyTarget> proxies, EventLoop eventLoop) {
+        this.proxies = proxies;
+        this.eventLoop = eventLoop;
+    }
+
+    @Override
+    public void accept(MuxStream stream, int proxyId, String source) {
+        ProxyTarget proxy = proxies.get(proxyId);
+        if (proxy == null) {
+            log.warn("server opened a stream for unknown proxy id {}: refused", proxyId);
+            stream.reset(ResetCode.REFUSED);
+            return;
+        }
+        StreamRelay relay = new StreamRelay(stream);
+        new Bootstrap()
+                .group(eventLoop)
+                .channel(Transports.socketChannel())
+                .option(ChannelOption.AUTO_READ, false)
+                .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MILLIS)
+                .handler(relay)
+                .connect(proxy.local())
+                .addListener(f -> {
+                    if (!f.isSuccess()) {
+                        relay.connectFailed();
+                        failures.computeIfAbsent(proxyId, id -> new BurstLog(log)).warn(
+                                "proxy [{}] cannot reach local app {}: {} (public connection from {} closed)",
+                                proxy.name(), proxy.local(), f.cause().getMessage(), source);
+                    }
+                });
+    }
+}

@@ -1,0 +1,16 @@
+package dev.tunnel.client;
+
+import dev.tunnel.protocol.ControlMessage.NewProxyResult;
+
+/** What one tunnel connection reports to the {@link TunnelClient}. Called on its event loop. */
+interface SessionListener {
+    void loggedIn(String sessionId);
+
+    /** Login was refused by the server; {@code code} is a {@code LoginResult} code. */
+    void loginRefused(int code, String reason);
+
+    void proxyResult(NewProxyResult result);
+
+    /** The connection ended; {@code reason} says why, or null after a clean close. */
+    void disconnected(String reason);
+}

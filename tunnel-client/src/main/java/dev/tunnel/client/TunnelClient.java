@@ -1,0 +1,261 @@
+package dev.tunnel.client;
+
+import dev.tunnel.client.config.ClientConfig;
+import dev.tunnel.client.config.ProxyConfig;
+import dev.tunnel.client.plugin.StaticFileServer;
+import dev.tunnel.protocol.ControlMessage.LoginResult;
+import dev.tunnel.protocol.ControlMessage.NewProxyResult;
+import dev.tunnel.protocol.mux.MuxSettings;
+import dev.tunnel.protocol.tls.TlsContexts;
+import dev.tunnel.protocol.tls.TlsFiles;
+import dev.tunnel.protocol.transport.Transports;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.handler.ssl.SslContext;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The tunnel client: keeps one tunnel connection to the server, registers the proxies on it,
+ * and reconnects (1 s doubling to 20 s, with jitter) when it is lost. With
+ * {@code loginFailExit = true}, a first login that fails is final: {@link #firstLogin()}
+ * completes exceptionally and the client stops.
+ *
+ * <p>Threads: one small event-loop group; the tunnel connection and every local connection of
+ * its streams run on one loop of it.
+ */
+public final class TunnelClient implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(TunnelClient.class);
+    private static final int MAX_BACKOFF_SECONDS = 20;
+
+    /** The outcome of one proxy's registration: a public port, or the server's reason. */
+    public record ProxyStatus(int remotePort, String error) {
+        public boolean ok() {
+            return error.isEmpty();
+        }
+    }
+
+    private final ClientConfig config;
+    private final EventLoopGroup group;
+    private final SslContext ssl;
+    private final Map<Integer, ProxyTarget> proxies;
+    private final List<StaticFileServer> plugins;
+    private final ClientIdentity identity;
+    private final CompletableFuture<Void> firstLogin = new CompletableFuture<>();
+    private final Map<String, ProxyStatus> status = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+    private volatile Channel channel;
+    private int attempts;
+    private boolean slowRetry;
+
+    private TunnelClient(ClientConfig config, EventLoopGroup group, SslContext ssl, Map<Integer, ProxyTarget> proxies,
+                         List<StaticFileServer> plugins) {
+        this.config = config;
+        this.group = group;
+        this.ssl = ssl;
+        this.proxies = proxies;
+        this.plugins = plugins;
+        this.identity = new ClientIdentity(Version.get(), hostname(), UUID.randomUUID().toString(), config.auth.token,
+                config.transport.poolCount);
+    }
+
+    /** Starts the plugins and the first connection; returns at once (see {@link #firstLogin()}). */
+    public static TunnelClient start(ClientConfig config) throws Exception {
+        ClientConfig.Tls tls = config.transport.tls;
+        SslContext ssl = tls.enable
+                ? TlsContexts.client(new TlsFiles(path(tls.certFile), path(tls.keyFile), path(tls.trustedCaFile)),
+                tls.trustedCaFile != null && !tls.trustedCaFile.isEmpty())
+                : null;
+        EventLoopGroup group = Transports.newGroup(0, "tunnel-client");
+        List<StaticFileServer> plugins = new ArrayList<>();
+        try {
+            Map<Integer, ProxyTarget> proxies = new LinkedHashMap<>();
+            int id = 1;
+            for (ProxyConfig p : config.proxies) {
+                InetSocketAddress local;
+                if (p.plugin != null) {
+                    StaticFileServer plugin = StaticFileServer.start(group, Transports.serverChannel(),
+                            Path.of(p.plugin.localPath), p.plugin.stripPrefix, p.plugin.httpUser, p.plugin.httpPassword);
+                    plugins.add(plugin);
+                    local = plugin.localAddress();
+                } else {
+                    local = new InetSocketAddress(p.localIP, p.localPort);
+                }
+                proxies.put(id, new ProxyTarget(id, p.name, p.type, p.remotePort, local));
+                id++;
+            }
+            if (ssl != null && (tls.trustedCaFile == null || tls.trustedCaFile.isEmpty())) {
+                log.warn("TLS is on but the server certificate is not verified: set transport.tls.trustedCaFile");
+            }
+            TunnelClient client = new TunnelClient(config, group, ssl, Collections.unmodifiableMap(proxies), plugins);
+            client.connect();
+            return client;
+        } catch (Exception e) {
+            plugins.forEach(StaticFileServer::close);
+            group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+            throw e;
+        }
+    }
+
+    /** Completes when the first login succeeds; exceptionally when it fails and loginFailExit is set. */
+    public CompletableFuture<Void> firstLogin() {
+        return firstLogin;
+    }
+
+    /** The latest registration outcome of proxy {@code name}, if the server has answered. */
+    public Optional<ProxyStatus> proxy(String name) {
+        return Optional.ofNullable(status.get(name));
+    }
+
+    /** Waits for proxy {@code name} to be registered and returns its public port. */
+    public int awaitRemotePort(String name, Duration timeout) throws TimeoutException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            ProxyStatus s = status.get(name);
+            if (s != null) {
+                if (!s.ok()) {
+                    throw new IllegalStateException("proxy [" + name + "] refused: " + s.error());
+                }
+                return s.remotePort();
+            }
+            if (firstLogin.isCompletedExceptionally()) {
+                firstLogin.join();
+            }
+            Thread.sleep(10);
+        }
+        throw new TimeoutException("proxy [" + name + "] not registered within " + timeout);
+    }
+
+    private void connect() {
+        if (closed) {
+            return;
+        }
+        ClientConfig.Transport t = config.transport;
+        String serverName = t.tls.serverName == null || t.tls.serverName.isEmpty() ? config.serverAddr : t.tls.serverName;
+        boolean verifyHostname = t.tls.trustedCaFile != null && !t.tls.trustedCaFile.isEmpty();
+        Bootstrap bootstrap = new Bootstrap()
+                .group(group)
+                .channel(Transports.socketChannel())
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, Math.max(1, t.dialServerTimeout) * 1000)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.SO_KEEPALIVE, true)
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(512 * 1024, 2 * 1024 * 1024))
+                .handler(new ClientChannelInitializer(
+                        ssl == null ? null : ch -> TlsContexts.newClientHandler(ssl, ch.alloc(), serverName,
+                                config.serverPort, verifyHostname),
+                        identity, new MuxSettings(t.tcpMuxInitialWindow, t.tcpMuxMaxWindow), t.heartbeatInterval,
+                        t.heartbeatTimeout, proxies, new Listener()));
+        if (t.sendBufferSize > 0) {
+            bootstrap.option(ChannelOption.SO_SNDBUF, t.sendBufferSize);
+        }
+        if (t.receiveBufferSize > 0) {
+            bootstrap.option(ChannelOption.SO_RCVBUF, t.receiveBufferSize);
+        }
+        ChannelFuture connecting = bootstrap.connect(config.serverAddr, config.serverPort);
+        channel = connecting.channel();
+        connecting.addListener(f -> {
+            if (!f.isSuccess()) {
+                lost("cannot connect to server " + config.serverAddr + ":" + config.serverPort + ": "
+                        + f.cause().getMessage());
+            }
+        });
+    }
+
+    /** Reports a lost or failed connection: give up (first login with loginFailExit) or retry later. */
+    private synchronized void lost(String reason) {
+        channel = null;
+        if (closed) {
+            return;
+        }
+        if (!firstLogin.isDone() && config.loginFailExit) {
+            log.error("login to server failed: {}", reason);
+            firstLogin.completeExceptionally(new IllegalStateException(reason));
+            return;
+        }
+        int delay = slowRetry ? MAX_BACKOFF_SECONDS : Math.min(MAX_BACKOFF_SECONDS, 1 << Math.min(attempts, 5));
+        attempts++;
+        long delayMillis = (long) (delay * 1000 * ThreadLocalRandom.current().nextDouble(0.8, 1.2));
+        log.warn("{}; reconnecting in {} ms", reason, delayMillis);
+        group.schedule(this::connect, delayMillis, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        Channel ch = channel;
+        if (ch != null) {
+            ch.close().syncUninterruptibly();
+        }
+        plugins.forEach(StaticFileServer::close);
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        firstLogin.completeExceptionally(new IllegalStateException("client closed"));
+    }
+
+    private final class Listener implements SessionListener {
+
+        @Override
+        public void loggedIn(String sessionId) {
+            synchronized (TunnelClient.this) {
+                attempts = 0;
+                slowRetry = false;
+            }
+            status.clear();
+            log.info("logged in to server {}:{} (session {})", config.serverAddr, config.serverPort, sessionId);
+            firstLogin.complete(null);
+        }
+
+        @Override
+        public void loginRefused(int code, String reason) {
+            synchronized (TunnelClient.this) {
+                slowRetry = code == LoginResult.AUTH_FAILED;
+            }
+        }
+
+        @Override
+        public void proxyResult(NewProxyResult result) {
+            status.put(result.name(), new ProxyStatus(result.remotePort(), result.error()));
+            if (result.ok()) {
+                log.info("proxy [{}] started: public port {} on the server", result.name(), result.remotePort());
+            } else {
+                log.error("proxy [{}] start error: {}", result.name(), result.error());
+            }
+        }
+
+        @Override
+        public void disconnected(String reason) {
+            lost(reason == null ? "server closed the connection" : reason);
+        }
+    }
+
+    private static String hostname() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (Exception e) {
+            return "unknown";
+        }
+    }
+
+    private static Path path(String file) {
+        return file == null || file.isEmpty() ? null : Path.of(file);
+    }
+}

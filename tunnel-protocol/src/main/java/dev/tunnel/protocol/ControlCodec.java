@@ -1,0 +1,156 @@
+package dev.tunnel.protocol;
+
+import dev.tunnel.protocol.ControlMessage.CloseProxy;
+import dev.tunnel.protocol.ControlMessage.Login;
+import dev.tunnel.protocol.ControlMessage.LoginResult;
+import dev.tunnel.protocol.ControlMessage.NewProxy;
+import dev.tunnel.protocol.ControlMessage.NewProxyResult;
+import dev.tunnel.protocol.ControlMessage.Ping;
+import dev.tunnel.protocol.ControlMessage.Pong;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Binary encoding of {@link ControlMessage}s: a kind byte, then the fields in record order.
+ * Integers are big-endian, booleans one byte, strings a u16 length and UTF-8 bytes. Decoding
+ * checks every length against what is left and rejects trailing bytes.
+ */
+public final class ControlCodec {
+    static final int LOGIN = 1;
+    static final int LOGIN_RESULT = 2;
+    static final int NEW_PROXY = 3;
+    static final int NEW_PROXY_RESULT = 4;
+    static final int CLOSE_PROXY = 5;
+    static final int PING = 6;
+    static final int PONG = 7;
+
+    /** Longest string field accepted, in bytes. */
+    public static final int MAX_STRING = 4096;
+
+    private ControlCodec() {
+    }
+
+    public static void encode(ControlMessage message, ByteBuf out) {
+        if (message instanceof Login m) {
+            out.writeByte(LOGIN);
+            writeString(out, m.clientVersion());
+            writeString(out, m.hostname());
+            writeString(out, m.runId());
+            out.writeLong(m.timestampMillis());
+            writeString(out, m.nonce());
+            writeString(out, m.proof());
+            out.writeBoolean(m.tcpMux());
+            out.writeInt(m.poolCount());
+            out.writeInt(m.initialWindow());
+        } else if (message instanceof LoginResult m) {
+            out.writeByte(LOGIN_RESULT);
+            out.writeInt(m.code());
+            writeString(out, m.error());
+            writeString(out, m.serverVersion());
+            writeString(out, m.sessionId());
+            out.writeInt(m.initialWindow());
+        } else if (message instanceof NewProxy m) {
+            out.writeByte(NEW_PROXY);
+            out.writeInt(m.proxyId());
+            writeString(out, m.name());
+            writeString(out, m.type());
+            out.writeInt(m.remotePort());
+        } else if (message instanceof NewProxyResult m) {
+            out.writeByte(NEW_PROXY_RESULT);
+            out.writeInt(m.proxyId());
+            writeString(out, m.name());
+            out.writeInt(m.remotePort());
+            writeString(out, m.error());
+        } else if (message instanceof CloseProxy m) {
+            out.writeByte(CLOSE_PROXY);
+            out.writeInt(m.proxyId());
+            writeString(out, m.name());
+        } else if (message instanceof Ping m) {
+            out.writeByte(PING);
+            out.writeLong(m.payload());
+        } else if (message instanceof Pong m) {
+            out.writeByte(PONG);
+            out.writeLong(m.payload());
+        } else {
+            throw new IllegalArgumentException("unknown control message " + message);
+        }
+    }
+
+    /** Decodes exactly the readable bytes of {@code in} into one message. */
+    public static ControlMessage decode(ByteBuf in) {
+        if (!in.isReadable()) {
+            throw new ProtocolException("empty control frame");
+        }
+        int kind = in.readUnsignedByte();
+        ControlMessage message = switch (kind) {
+            case LOGIN -> new Login(readString(in), readString(in), readString(in), readLong(in),
+                    readString(in), readString(in), readBoolean(in), readInt(in), readInt(in));
+            case LOGIN_RESULT -> new LoginResult(readInt(in), readString(in), readString(in), readString(in),
+                    readInt(in));
+            case NEW_PROXY -> new NewProxy(readInt(in), readString(in), readString(in), readInt(in));
+            case NEW_PROXY_RESULT -> new NewProxyResult(readInt(in), readString(in), readInt(in), readString(in));
+            case CLOSE_PROXY -> new CloseProxy(readInt(in), readString(in));
+            case PING -> new Ping(readLong(in));
+            case PONG -> new Pong(readLong(in));
+            default -> throw new ProtocolException("unknown control message kind " + kind);
+        };
+        if (in.isReadable()) {
+            throw new ProtocolException("control message kind " + kind + " has " + in.readableBytes()
+                    + " trailing bytes");
+        }
+        return message;
+    }
+
+    static void writeString(ByteBuf out, String s) {
+        int lengthIndex = out.writerIndex();
+        out.writeShort(0);
+        int length = ByteBufUtil.writeUtf8(out, s);
+        if (length > MAX_STRING) {
+            throw new IllegalArgumentException("string of " + length + " bytes exceeds maximum " + MAX_STRING);
+        }
+        out.setShort(lengthIndex, length);
+    }
+
+    static String readString(ByteBuf in) {
+        int length = readUnsignedShort(in);
+        if (length > MAX_STRING) {
+            throw new ProtocolException("string of " + length + " bytes exceeds maximum " + MAX_STRING);
+        }
+        need(in, length);
+        String s = in.toString(in.readerIndex(), length, StandardCharsets.UTF_8);
+        in.skipBytes(length);
+        return s;
+    }
+
+    private static int readUnsignedShort(ByteBuf in) {
+        need(in, 2);
+        return in.readUnsignedShort();
+    }
+
+    private static int readInt(ByteBuf in) {
+        need(in, 4);
+        return in.readInt();
+    }
+
+    private static long readLong(ByteBuf in) {
+        need(in, 8);
+        return in.readLong();
+    }
+
+    private static boolean readBoolean(ByteBuf in) {
+        need(in, 1);
+        byte b = in.readByte();
+        if (b != 0 && b != 1) {
+            throw new ProtocolException("boolean field has value " + b);
+        }
+        return b == 1;
+    }
+
+    private static void need(ByteBuf in, int bytes) {
+        if (in.readableBytes() < bytes) {
+            throw new ProtocolException("control message truncated: needed " + bytes + " more bytes, "
+                    + in.readableBytes() + " left");
+        }
+    }
+}

@@ -1,0 +1,51 @@
+package dev.tunnel.protocol;
+
+/**
+ * Messages on the control stream (stream 0). Encoded by {@link ControlCodec} as a kind byte
+ * followed by the record's fields in order; strings are u16-length-prefixed UTF-8.
+ */
+public sealed interface ControlMessage {
+
+    /** Client to server, the first control message. {@code proof} is {@link dev.tunnel.protocol.auth.TokenProof}. */
+    record Login(String clientVersion, String hostname, String runId, long timestampMillis,
+                 String nonce, String proof, boolean tcpMux, int poolCount, int initialWindow)
+            implements ControlMessage {
+    }
+
+    /** Server to client. {@code code == LoginResult.OK} on success, else {@code error} says why. */
+    record LoginResult(int code, String error, String serverVersion, String sessionId, int initialWindow)
+            implements ControlMessage {
+        public static final int OK = 0;
+        public static final int AUTH_FAILED = 1;
+        public static final int VERSION_MISMATCH = 2;
+        public static final int MODE_MISMATCH = 3;
+        public static final int REFUSED = 4;
+
+        public boolean ok() {
+            return code == OK;
+        }
+    }
+
+    /** Client to server: open a public port for proxy {@code proxyId} (0 = server picks the port). */
+    record NewProxy(int proxyId, String name, String type, int remotePort) implements ControlMessage {
+    }
+
+    /** Server to client: the port that was opened, or why not ({@code error} non-empty). */
+    record NewProxyResult(int proxyId, String name, int remotePort, String error) implements ControlMessage {
+        public boolean ok() {
+            return error.isEmpty();
+        }
+    }
+
+    /** Client to server: close the proxy's public port. */
+    record CloseProxy(int proxyId, String name) implements ControlMessage {
+    }
+
+    /** Heartbeat; the receiver answers with a {@link Pong} carrying the same payload. */
+    record Ping(long payload) implements ControlMessage {
+    }
+
+    /** Answer to a {@link Ping}. */
+    record Pong(long payload) implements ControlMessage {
+    }
+}

@@ -1,0 +1,72 @@
+package dev.tunnel.protocol;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandler.Sharable;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.MessageToMessageEncoder;
+import java.util.List;
+
+/**
+ * Writes {@link Frame}s. A DATA payload is passed on as its own buffer behind a small header
+ * (a gathering write, no copy) unless it is small enough that one buffer is cheaper.
+ */
+@Sharable
+public final class FrameEncoder extends MessageToMessageEncoder<Frame> {
+    /** Payloads up to this size are copied behind the header into one buffer. */
+    private static final int COPY_THRESHOLD = 1024;
+
+    public FrameEncoder() {
+        super(Frame.class);
+    }
+
+    @Override
+    protected void encode(ChannelHandlerContext ctx, Frame frame, List<Object> out) {
+        if (frame instanceof DataFrame data) {
+            ByteBuf payload = data.content();
+            int length = payload.readableBytes();
+            if (length <= COPY_THRESHOLD) {
+                ByteBuf buf = ctx.alloc().directBuffer(Frame.HEADER_LENGTH + length);
+                writeHeader(buf, Frame.TYPE_DATA, data.fin() ? Frame.FLAG_FIN : 0, data.streamId(), length);
+                buf.writeBytes(payload, payload.readerIndex(), length);
+                out.add(buf);
+            } else {
+                ByteBuf header = ctx.alloc().directBuffer(Frame.HEADER_LENGTH);
+                writeHeader(header, Frame.TYPE_DATA, data.fin() ? Frame.FLAG_FIN : 0, data.streamId(), length);
+                out.add(header);
+                out.add(payload.retain());
+            }
+            return;
+        }
+        ByteBuf buf = ctx.alloc().directBuffer(64);
+        int start = buf.writerIndex();
+        buf.writerIndex(start + Frame.HEADER_LENGTH);
+        byte type;
+        if (frame instanceof WindowUpdateFrame w) {
+            type = Frame.TYPE_WINDOW_UPDATE;
+            buf.writeInt(w.increment());
+        } else if (frame instanceof ResetFrame r) {
+            type = Frame.TYPE_RESET;
+            buf.writeInt(r.code());
+        } else if (frame instanceof OpenFrame o) {
+            type = Frame.TYPE_OPEN;
+            buf.writeInt(o.proxyId());
+            ControlCodec.writeString(buf, o.source());
+        } else {
+            type = Frame.TYPE_CONTROL;
+            ControlCodec.encode(((ControlFrame) frame).message(), buf);
+        }
+        int length = buf.writerIndex() - start - Frame.HEADER_LENGTH;
+        buf.setByte(start, type);
+        buf.setByte(start + 1, 0);
+        buf.setInt(start + 2, frame.streamId());
+        buf.setInt(start + 6, length);
+        out.add(buf);
+    }
+
+    private static void writeHeader(ByteBuf buf, byte type, int flags, int streamId, int length) {
+        buf.writeByte(type);
+        buf.writeByte(flags);
+        buf.writeInt(streamId);
+        buf.writeInt(length);
+    }
+}

@@ -1,0 +1,40 @@
+package dev.tunnel.protocol;
+
+/**
+ * Names of every handler in the tunnel's pipelines, and the one picture of each.
+ *
+ * <h3>Tunnel connection, server side</h3>
+ * <pre>
+ *  socket ─▶ [tls | tlsDetector] ─▶ preface ─▶ frameDecoder ─▶ frameEncoder ─▶ idle ─▶ mux ─▶ control
+ * </pre>
+ * {@code tls} is there when {@code transport.tls.force = true}; otherwise {@code tlsDetector}
+ * looks at the first byte and installs {@code tls} only for a TLS client. {@code mux} is the
+ * {@link dev.tunnel.protocol.mux.MuxSession}; {@code control} handles login and proxies.
+ *
+ * <h3>Tunnel connection, client side</h3>
+ * <pre>
+ *  socket ─▶ [tls] ─▶ preface ─▶ frameDecoder ─▶ frameEncoder ─▶ idle ─▶ heartbeat ─▶ mux ─▶ control
+ * </pre>
+ *
+ * <h3>Public connection (server) and local-app connection (client)</h3>
+ * <pre>
+ *  socket ─▶ relay
+ * </pre>
+ * {@code relay} is a {@link dev.tunnel.protocol.mux.StreamRelay}: raw bytes, no codec, so
+ * nothing is copied between the socket and the stream.
+ */
+public final class TunnelPipeline {
+    public static final String TLS = "tls";
+    public static final String TLS_DETECTOR = "tlsDetector";
+    public static final String PREFACE = "preface";
+    public static final String FRAME_DECODER = "frameDecoder";
+    public static final String FRAME_ENCODER = "frameEncoder";
+    public static final String IDLE = "idle";
+    public static final String HEARTBEAT = "heartbeat";
+    public static final String MUX = "mux";
+    public static final String CONTROL = "control";
+    public static final String RELAY = "relay";
+
+    private TunnelPipeline() {
+    }
+}

@@ -1,0 +1,286 @@
+package dev.tunnel.protocol.mux;
+
+import dev.tunnel.protocol.DataFrame;
+import dev.tunnel.protocol.ResetCode;
+import dev.tunnel.protocol.ResetFrame;
+import dev.tunnel.protocol.WindowUpdateFrame;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import java.util.ArrayDeque;
+
+/**
+ * One bidirectional byte stream inside a {@link MuxSession}: a public connection on the server,
+ * a local-app connection on the client.
+ *
+ * <h3>Threading</h3>
+ * Every method runs on the session's event loop; the sockets relayed through the stream are
+ * registered on that same loop, so nothing here is shared between threads.
+ *
+ * <h3>Flow control</h3>
+ * The sender may have at most the peer's credit in flight. {@link #write} sends what the
+ * credit allows and keeps the rest (at most the one buffer the caller just read) until a
+ * WINDOW_UPDATE arrives; {@link #isWritable()} is false while anything waits, while the credit
+ * is zero, or while the session connection is above its high watermark, and
+ * {@link StreamHandler#onWritable()} says when to read again. On the receiving side, credit is
+ * returned only through {@link #consumed(int)}: see {@link ReceiveWindow}.
+ *
+ * <h3>Reference counting</h3>
+ * {@link #write} takes ownership of the buffer; {@link StreamHandler#onData} hands ownership to
+ * the handler. Bytes still waiting when the stream is reset are released here.
+ *
+ * <h3>Closing</h3>
+ * {@link #shutdownOutput()} sends FIN after the waiting bytes (half-close); the stream is done
+ * once FIN went both ways. {@link #reset(int)} aborts both directions at once.
+ */
+public final class MuxStream {
+    /** Largest DATA payload this side sends. */
+    static final int MAX_CHUNK = 64 * 1024;
+
+    private final MuxSession session;
+    private final int id;
+    private StreamHandler handler;
+
+    private int sendWindow;
+    private final ArrayDeque<ByteBuf> waiting = new ArrayDeque<>(2);
+    private boolean finQueued;
+    private boolean finSent;
+    private boolean wantWritable;
+    boolean awaitingSession;
+
+    private final ReceiveWindow receiveWindow;
+    private boolean finReceived;
+    private boolean closed;
+
+    MuxStream(MuxSession session, int id, int sendWindow, MuxSettings settings) {
+        this.session = session;
+        this.id = id;
+        this.sendWindow = sendWindow;
+        this.receiveWindow = new ReceiveWindow(settings.initialWindow(), settings.maxWindow(), System.nanoTime());
+    }
+
+    public int id() {
+        return id;
+    }
+
+    /** Sets who receives this stream's events; must be set before the first read completes. */
+    public void handler(StreamHandler handler) {
+        this.handler = handler;
+    }
+
+    /**
+     * Sends {@code data} (ownership passes to the stream) as far as the credit allows.
+     *
+     * @return {@link #isWritable()} after the write
+     */
+    public boolean write(ByteBuf data) {
+        if (closed || finQueued) {
+            data.release();
+            return false;
+        }
+        if (!data.isReadable()) {
+            data.release();
+        } else {
+            waiting.add(data);
+            drain();
+        }
+        return isWritable();
+    }
+
+    /** Half-closes: FIN goes out after the bytes still waiting for credit. */
+    public void shutdownOutput() {
+        if (closed || finQueued) {
+            return;
+        }
+        finQueued = true;
+        drain();
+    }
+
+    /** Aborts the stream at both ends; bytes still waiting are dropped. */
+    public void reset(int code) {
+        if (closed) {
+            return;
+        }
+        close();
+        session.writeFrame(new ResetFrame(id, code));
+    }
+
+    /**
+     * True when a write now would go out at once. When false, the handler's
+     * {@link StreamHandler#onWritable()} is called once it becomes true.
+     */
+    public boolean isWritable() {
+        if (closed || finQueued) {
+            return false;
+        }
+        if (!waiting.isEmpty() || sendWindow <= 0) {
+            wantWritable = true;
+            return false;
+        }
+        if (!session.isChannelWritable()) {
+            session.awaitWritable(this);
+            return false;
+        }
+        return true;
+    }
+
+    /** The consumer took {@code bytes} of the data this stream delivered: return credit. */
+    public void consumed(int bytes) {
+        if (closed || finReceived) {
+            return;
+        }
+        int credit = receiveWindow.onConsumed(bytes, System.nanoTime(), session.rttNanos());
+        if (credit > 0) {
+            session.writeFrame(new WindowUpdateFrame(id, credit));
+        }
+    }
+
+    /** Flushes {@code socket} once the session has processed the current batch of frames. */
+    public void flushLater(Channel socket) {
+        session.flushLater(socket);
+    }
+
+    /** The receive window this stream currently grants (grows with auto-tuning). */
+    public int receiveWindow() {
+        return receiveWindow.window();
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public String toString() {
+        return "stream " + id;
+    }
+
+    // ---- called by MuxSession ----
+
+    void onData(DataFrame frame) {
+        ByteBuf data = frame.content();
+        int bytes = data.readableBytes();
+        if (finReceived) {
+            data.release();
+            abort(ResetCode.PROTOCOL_ERROR, "DATA after FIN");
+            return;
+        }
+        if (!receiveWindow.onReceived(bytes)) {
+            data.release();
+            abort(ResetCode.FLOW_CONTROL_ERROR, "peer sent " + bytes + " bytes with "
+                    + receiveWindow.available() + " bytes of credit");
+            return;
+        }
+        if (bytes > 0 && handler != null) {
+            handler.onData(data);
+        } else {
+            data.release();
+        }
+        if (frame.fin()) {
+            finReceived = true;
+            if (handler != null) {
+                handler.onFin();
+            }
+            completeIfDone();
+        }
+    }
+
+    void onWindowUpdate(int increment) {
+        long window = (long) sendWindow + increment;
+        if (window > Integer.MAX_VALUE) {
+            abort(ResetCode.FLOW_CONTROL_ERROR, "window update overflows the send window");
+            return;
+        }
+        sendWindow = (int) window;
+        drain();
+        if (wantWritable && waiting.isEmpty() && sendWindow > 0 && !finQueued && !closed) {
+            wantWritable = false;
+            if (session.isChannelWritable()) {
+                notifyWritable();
+            } else {
+                session.awaitWritable(this);
+            }
+        }
+    }
+
+    void onRemoteReset(int code) {
+        if (closed) {
+            return;
+        }
+        close();
+        if (handler != null) {
+            handler.onReset(code);
+        }
+    }
+
+    /** The session connection became writable again after this stream waited for it. */
+    void notifyWritable() {
+        if (!closed && handler != null) {
+            handler.onWritable();
+        }
+    }
+
+    /** The session ended: abort without sending anything. */
+    void onSessionClosed() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        releaseWaiting();
+        if (handler != null) {
+            handler.onReset(ResetCode.SESSION_CLOSED);
+        }
+    }
+
+    private void drain() {
+        while (sendWindow > 0 && !waiting.isEmpty()) {
+            ByteBuf head = waiting.peek();
+            int bytes = Math.min(Math.min(sendWindow, head.readableBytes()), MAX_CHUNK);
+            ByteBuf chunk;
+            if (bytes == head.readableBytes()) {
+                chunk = waiting.poll();
+            } else {
+                chunk = head.readRetainedSlice(bytes);
+            }
+            sendWindow -= bytes;
+            boolean fin = finQueued && waiting.isEmpty();
+            session.writeFrame(new DataFrame(id, chunk, fin));
+            finSent |= fin;
+        }
+        if (finQueued && !finSent && waiting.isEmpty()) {
+            session.writeFrame(new DataFrame(id, Unpooled.EMPTY_BUFFER, true));
+            finSent = true;
+        }
+        if (finSent) {
+            completeIfDone();
+        }
+    }
+
+    private void completeIfDone() {
+        if (finSent && finReceived && !closed) {
+            closed = true;
+            session.remove(this);
+        }
+    }
+
+    private void abort(int code, String reason) {
+        session.logStreamError(this, reason);
+        close();
+        session.writeFrame(new ResetFrame(id, code));
+        if (handler != null) {
+            handler.onReset(code);
+        }
+    }
+
+    private void close() {
+        closed = true;
+        releaseWaiting();
+        session.remove(this);
+    }
+
+    private void releaseWaiting() {
+        ByteBuf buf;
+        while ((buf = waiting.poll()) != null) {
+            buf.release();
+        }
+    }
+}

@@ -1,0 +1,221 @@
+package dev.tunnel.protocol.mux;
+
+import dev.tunnel.protocol.ResetCode;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.DuplexChannel;
+import io.netty.util.ReferenceCountUtil;
+import java.util.ArrayDeque;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Relays bytes between one socket (a public connection, or a connection to the local app) and
+ * one {@link MuxStream}: the last handler of the socket's pipeline and the stream's handler.
+ *
+ * <h3>Backpressure</h3>
+ * The socket runs with {@code AUTO_READ} off. {@link #resumeReading()} reads once more only
+ * while the stream is writable (credit left, session connection under its watermark);
+ * otherwise reading stops until {@link #onWritable()}. In the other direction, bytes from the
+ * stream are written to the socket and their credit goes back only when the write completes,
+ * so a local app or public reader that stops reading stops its sender, and no one else.
+ *
+ * <h3>Early data</h3>
+ * On the client the stream exists before the local connection does (the server sends the
+ * first bytes without waiting). Until {@link #channelActive} the bytes wait here; they are
+ * bounded by the stream's initial window, since no credit is returned for them.
+ *
+ * <h3>Closing</h3>
+ * EOF on the socket becomes FIN on the stream; FIN from the stream shuts the socket's output
+ * after everything before it was written. The socket is closed when both directions are done.
+ * A socket error or close before that resets the stream; a reset closes the socket with RST.
+ *
+ * <p>Threading: the socket must be registered on the stream's session event loop.
+ */
+public final class StreamRelay extends ChannelInboundHandlerAdapter implements StreamHandler {
+    private static final Logger log = LoggerFactory.getLogger(StreamRelay.class);
+
+    private final MuxStream stream;
+    private Channel channel;
+    private ArrayDeque<ByteBuf> early;
+    private boolean earlyFin;
+    private boolean inputDone;
+    private boolean outputDone;
+    private boolean aborted;
+
+    public StreamRelay(MuxStream stream) {
+        this.stream = stream;
+        stream.handler(this);
+    }
+
+    public MuxStream stream() {
+        return stream;
+    }
+
+    /** The local connection could not be made: abort the stream and drop early data. */
+    public void connectFailed() {
+        aborted = true;
+        releaseEarly();
+        stream.reset(ResetCode.CONNECT_FAILED);
+    }
+
+    // ---- socket side ----
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        channel = ctx.channel();
+        if (aborted) {
+            abortSocket();
+            return;
+        }
+        if (early != null) {
+            ByteBuf data;
+            while ((data = early.poll()) != null) {
+                writeToSocket(data);
+            }
+            early = null;
+        }
+        if (earlyFin) {
+            shutdownSocketOutput();
+        } else {
+            channel.flush();
+        }
+        ctx.fireChannelActive();
+        resumeReading();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof ByteBuf data) {
+            stream.write(data);
+        } else {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        resumeReading();
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt == ChannelInputShutdownEvent.INSTANCE) {
+            inputDone = true;
+            stream.shutdownOutput();
+            closeIfDone();
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (!aborted && !(inputDone && outputDone)) {
+            aborted = true;
+            stream.reset(ResetCode.CANCEL);
+        }
+        releaseEarly();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        log.debug("{} {}: {}", ctx.channel(), stream, cause.toString());
+        ctx.close();
+    }
+
+    private void resumeReading() {
+        if (channel != null && !inputDone && !aborted && stream.isWritable()) {
+            channel.read();
+        }
+    }
+
+    // ---- stream side ----
+
+    @Override
+    public void onData(ByteBuf data) {
+        if (channel == null) {
+            if (early == null) {
+                early = new ArrayDeque<>(4);
+            }
+            early.add(data);
+            return;
+        }
+        writeToSocket(data);
+        stream.flushLater(channel);
+    }
+
+    @Override
+    public void onFin() {
+        if (channel == null) {
+            earlyFin = true;
+        } else {
+            shutdownSocketOutput();
+        }
+    }
+
+    @Override
+    public void onReset(int code) {
+        aborted = true;
+        releaseEarly();
+        if (channel != null) {
+            log.debug("{} {} reset by peer: {}", channel, stream, ResetCode.name(code));
+            abortSocket();
+        }
+    }
+
+    @Override
+    public void onWritable() {
+        resumeReading();
+    }
+
+    private void writeToSocket(ByteBuf data) {
+        int bytes = data.readableBytes();
+        channel.write(data).addListener(future -> {
+            if (future.isSuccess()) {
+                stream.consumed(bytes);
+            }
+        });
+    }
+
+    private void shutdownSocketOutput() {
+        channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener((ChannelFutureListener) written -> {
+            if (!written.isSuccess() || !channel.isActive()) {
+                return;
+            }
+            ((DuplexChannel) channel).shutdownOutput().addListener(shut -> {
+                outputDone = true;
+                closeIfDone();
+            });
+        });
+    }
+
+    private void closeIfDone() {
+        if (inputDone && outputDone) {
+            channel.close();
+        }
+    }
+
+    private void abortSocket() {
+        if (channel.isActive()) {
+            channel.config().setOption(ChannelOption.SO_LINGER, 0);
+        }
+        channel.close();
+    }
+
+    private void releaseEarly() {
+        if (early != null) {
+            ByteBuf data;
+            while ((data = early.poll()) != null) {
+                data.release();
+            }
+            early = null;
+        }
+    }
+}

@@ -1,0 +1,55 @@
+package dev.tunnel.protocol.transport;
+
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.ServerSocketChannel;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+
+/**
+ * Native epoll on Linux when its library loads, NIO elsewhere (or when
+ * {@code -Dtunnel.transport=nio} asks for it). Every group and channel class comes from here so
+ * both never mix.
+ */
+public final class Transports {
+    private static final boolean EPOLL = !"nio".equals(System.getProperty("tunnel.transport")) && Epoll.isAvailable();
+
+    private Transports() {
+    }
+
+    /** "epoll" or "nio". */
+    public static String name() {
+        return EPOLL ? "epoll" : "nio";
+    }
+
+    /** Why epoll is not used, for the startup log, or null when it is. */
+    public static String unavailabilityReason() {
+        if (EPOLL) {
+            return null;
+        }
+        Throwable cause = Epoll.unavailabilityCause();
+        return cause == null ? "disabled with -Dtunnel.transport=nio" : cause.toString();
+    }
+
+    /** A group of {@code threads} event loops (0 = Netty's default, twice the cores). */
+    public static EventLoopGroup newGroup(int threads, String name) {
+        IoHandlerFactory factory = EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        return new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory(name, true), factory);
+    }
+
+    public static Class<? extends ServerSocketChannel> serverChannel() {
+        return EPOLL ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    }
+
+    public static Class<? extends SocketChannel> socketChannel() {
+        return EPOLL ? EpollSocketChannel.class : NioSocketChannel.class;
+    }
+}

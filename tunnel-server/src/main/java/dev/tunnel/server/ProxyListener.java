@@ -1,0 +1,83 @@
+package dev.tunnel.server;
+
+import dev.tunnel.protocol.TunnelPipeline;
+import dev.tunnel.protocol.mux.MuxSession;
+import dev.tunnel.protocol.mux.MuxStream;
+import dev.tunnel.protocol.mux.StreamRelay;
+import dev.tunnel.protocol.transport.Transports;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import java.net.InetSocketAddress;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The public port of one proxy. Each accepted connection becomes a stream on the client's
+ * session at once: the OPEN frame and the first bytes go out without waiting for the client.
+ *
+ * <p>Threading: accepted channels are registered on the session's event loop, so the public
+ * socket, its stream and the tunnel connection share one thread.
+ */
+final class ProxyListener {
+    private static final Logger log = LoggerFactory.getLogger(ProxyListener.class);
+
+    private final String name;
+    private final int proxyId;
+    private final MuxSession session;
+    private Channel serverChannel;
+
+    ProxyListener(String name, int proxyId, MuxSession session) {
+        this.name = name;
+        this.proxyId = proxyId;
+        this.session = session;
+    }
+
+    ChannelFuture bind(EventLoopGroup acceptGroup, String host, int port) {
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(acceptGroup, session.eventLoop())
+                .channel(Transports.serverChannel())
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.AUTO_READ, false)
+                .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        accept(ch);
+                    }
+                });
+        ChannelFuture future = bootstrap.bind(host, port);
+        serverChannel = future.channel();
+        return future;
+    }
+
+    private void accept(SocketChannel ch) {
+        if (!session.channel().isActive()) {
+            ch.close();
+            return;
+        }
+        MuxStream stream = session.openStream(proxyId, String.valueOf(ch.remoteAddress()));
+        ch.pipeline().addLast(TunnelPipeline.RELAY, new StreamRelay(stream));
+        log.debug("{} proxy [{}] public connection {} -> {}", session.channel(), name, ch.remoteAddress(), stream);
+    }
+
+    int port() {
+        return ((InetSocketAddress) serverChannel.localAddress()).getPort();
+    }
+
+    String name() {
+        return name;
+    }
+
+    void close() {
+        if (serverChannel != null) {
+            serverChannel.close();
+        }
+    }
+}

@@ -1,0 +1,78 @@
+package dev.tunnel.server;
+
+import dev.tunnel.protocol.FrameDecoder;
+import dev.tunnel.protocol.FrameEncoder;
+import dev.tunnel.protocol.PrefaceDecoder;
+import dev.tunnel.protocol.TunnelPipeline;
+import dev.tunnel.protocol.mux.Heartbeat;
+import dev.tunnel.protocol.mux.MuxSession;
+import dev.tunnel.protocol.mux.MuxSettings;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.OptionalSslHandler;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.timeout.IdleStateHandler;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Builds the server side of a tunnel connection; see {@link TunnelPipeline} for the picture.
+ * Does nothing else.
+ */
+final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
+    private static final FrameEncoder ENCODER = new FrameEncoder();
+
+    private final ServerContext context;
+    private final SslContext sslContext;
+    private final boolean tlsForce;
+    private final MuxSettings muxSettings;
+    private final int heartbeatTimeout;
+    private final int keepaliveInterval;
+
+    ServerChannelInitializer(ServerContext context, SslContext sslContext, boolean tlsForce, MuxSettings muxSettings,
+                             int heartbeatTimeout, int keepaliveInterval) {
+        this.context = context;
+        this.sslContext = sslContext;
+        this.tlsForce = tlsForce;
+        this.muxSettings = muxSettings;
+        this.heartbeatTimeout = heartbeatTimeout;
+        this.keepaliveInterval = keepaliveInterval;
+    }
+
+    @Override
+    protected void initChannel(SocketChannel ch) {
+        ChannelPipeline p = ch.pipeline();
+        if (tlsForce) {
+            p.addLast(TunnelPipeline.TLS, sslContext.newHandler(ch.alloc()));
+        } else {
+            p.addLast(TunnelPipeline.TLS_DETECTOR, new TlsDetector(sslContext));
+        }
+        MuxSession mux = new MuxSession(true, muxSettings, null);
+        Heartbeat heartbeat = new Heartbeat(mux, keepaliveInterval, heartbeatTimeout);
+        p.addLast(TunnelPipeline.PREFACE, new PrefaceDecoder());
+        p.addLast(TunnelPipeline.FRAME_DECODER, new FrameDecoder());
+        p.addLast(TunnelPipeline.FRAME_ENCODER, ENCODER);
+        p.addLast(TunnelPipeline.IDLE, new IdleStateHandler(Math.max(heartbeatTimeout, 0), 0, 0, TimeUnit.SECONDS));
+        p.addLast(TunnelPipeline.HEARTBEAT, heartbeat);
+        p.addLast(TunnelPipeline.MUX, mux);
+        p.addLast(TunnelPipeline.CONTROL, new ServerControlHandler(context, mux, heartbeat));
+    }
+
+    /** Installs TLS for a client whose first byte is a TLS record, and nothing otherwise. */
+    private static final class TlsDetector extends OptionalSslHandler {
+        TlsDetector(SslContext sslContext) {
+            super(sslContext);
+        }
+
+        @Override
+        protected String newSslHandlerName() {
+            return TunnelPipeline.TLS;
+        }
+
+        @Override
+        protected io.netty.handler.ssl.SslHandler newSslHandler(ChannelHandlerContext ctx, SslContext sslContext) {
+            return sslContext.newHandler(ctx.alloc());
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package dev.tunnel.server;
+
+import dev.tunnel.protocol.mux.MuxSettings;
+import dev.tunnel.protocol.tls.TlsContexts;
+import dev.tunnel.protocol.tls.TlsFiles;
+import dev.tunnel.protocol.transport.Transports;
+import dev.tunnel.server.config.ServerConfig;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.handler.ssl.SslContext;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The tunnel server: listens on {@code bindAddr:bindPort} for clients, and opens public ports
+ * for the proxies they register. {@link #start} returns once the port is bound.
+ *
+ * <p>Threads: one accept loop for the tunnel port and every public port; a worker group whose
+ * loops each run some client sessions together with all their public connections.
+ */
+public final class TunnelServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(TunnelServer.class);
+    /** Clients that have not logged in by then are closed. */
+    static final int LOGIN_TIMEOUT_SECONDS = 10;
+
+    private final EventLoopGroup acceptGroup;
+    private final EventLoopGroup workerGroup;
+    private final Channel listener;
+
+    private TunnelServer(EventLoopGroup acceptGroup, EventLoopGroup workerGroup, Channel listener) {
+        this.acceptGroup = acceptGroup;
+        this.workerGroup = workerGroup;
+        this.listener = listener;
+    }
+
+    /** Binds the tunnel port and starts serving; throws with a clear message if it cannot. */
+    public static TunnelServer start(ServerConfig config) throws Exception {
+        SslContext ssl = TlsContexts.server(new TlsFiles(path(config.transport.tls.certFile),
+                path(config.transport.tls.keyFile), path(config.transport.tls.trustedCaFile)));
+        EventLoopGroup acceptGroup = Transports.newGroup(1, "tunnel-accept");
+        EventLoopGroup workerGroup = Transports.newGroup(0, "tunnel-worker");
+        try {
+            PortRegistry ports = new PortRegistry(new AllowedPorts(config), config.maxPortsPerClient);
+            ServerContext context = new ServerContext(config.auth.token, config.transport.tcpMux, ports, acceptGroup,
+                    config.effectiveProxyBindAddr(), Version.get(), LOGIN_TIMEOUT_SECONDS);
+            MuxSettings mux = new MuxSettings(config.transport.tcpMuxInitialWindow, config.transport.tcpMuxMaxWindow);
+            ServerBootstrap bootstrap = new ServerBootstrap()
+                    .group(acceptGroup, workerGroup)
+                    .channel(Transports.serverChannel())
+                    .option(ChannelOption.SO_BACKLOG, 1024)
+                    .option(ChannelOption.SO_REUSEADDR, true)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childOption(ChannelOption.SO_KEEPALIVE, true)
+                    .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(512 * 1024, 2 * 1024 * 1024))
+                    .childHandler(new ServerChannelInitializer(context, ssl, config.transport.tls.force, mux,
+                            config.transport.heartbeatTimeout, config.transport.tcpMuxKeepaliveInterval));
+            if (config.transport.sendBufferSize > 0) {
+                bootstrap.childOption(ChannelOption.SO_SNDBUF, config.transport.sendBufferSize);
+            }
+            if (config.transport.receiveBufferSize > 0) {
+                bootstrap.childOption(ChannelOption.SO_RCVBUF, config.transport.receiveBufferSize);
+            }
+            Channel listener;
+            try {
+                listener = bootstrap.bind(config.bindAddr, config.bindPort).sync().channel();
+            } catch (Exception e) {
+                String reason = e instanceof BindException ? "address in use" : e.getMessage();
+                throw new IllegalStateException("failed to bind on [" + config.bindAddr + ":" + config.bindPort + "]: "
+                        + reason, e);
+            }
+            log.info("tunnel server {} listening on {} ({} transport, TLS {} with {})", Version.get(),
+                    listener.localAddress(), Transports.name(), config.transport.tls.force ? "required" : "optional",
+                    TlsContexts.providerName());
+            if (config.auth.token.isEmpty()) {
+                log.warn("auth.token is empty: any client can log in and open ports");
+            }
+            return new TunnelServer(acceptGroup, workerGroup, listener);
+        } catch (Exception e) {
+            acceptGroup.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+            workerGroup.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+            throw e;
+        }
+    }
+
+    /** The tunnel port actually bound (useful with bindPort = 0 in tests). */
+    public int port() {
+        return ((InetSocketAddress) listener.localAddress()).getPort();
+    }
+
+    /** Blocks until the server is closed. */
+    public void awaitClose() throws InterruptedException {
+        listener.closeFuture().sync();
+    }
+
+    @Override
+    public void close() {
+        listener.close().syncUninterruptibly();
+        acceptGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    private static Path path(String file) {
+        return file == null || file.isEmpty() ? null : Path.of(file);
+    }
+}
