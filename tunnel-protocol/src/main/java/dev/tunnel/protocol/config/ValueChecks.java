@@ -69,6 +69,15 @@ public final class ValueChecks {
         return false;
     }
 
+    /** Two settings that only make sense together (like a certificate and its key): the missing one is named. */
+    public boolean together(String keyA, String valueA, String keyB, String valueB) {
+        if ((valueA == null) == (valueB == null)) {
+            return true;
+        }
+        return check(false, valueA == null ? keyA : keyB,
+                "missing (" + keyA + " and " + keyB + " must be set together)");
+    }
+
     /** A file that exists and can be read; null (unset) passes. */
     public boolean readableFile(String key, String value) {
         if (value == null) {
