@@ -94,6 +94,7 @@ public final class KeyLocator {
             }
             path.append(key.get(i));
             String p = path.toString();
+            lines.putIfAbsent(p, line);
             if (array && i == key.size() - 1) {
                 int index = arrayCounts.merge(p, 1, Integer::sum) - 1;
                 path.append('[').append(index).append(']');

@@ -49,7 +49,10 @@ public final class ValueChecks {
     }
 
     public boolean notBlank(String key, String value) {
-        return check(value != null && !value.isBlank(), key, "must not be empty");
+        if (value == null) {
+            return check(false, key, "missing (required)");
+        }
+        return check(!value.isBlank(), key, "must not be empty");
     }
 
     /**

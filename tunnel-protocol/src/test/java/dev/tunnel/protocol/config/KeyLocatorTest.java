@@ -70,6 +70,7 @@ class KeyLocatorTest {
         assertThat(locator.lineOf("proxies[1].plugin.localPath")).isEqualTo(19);
         assertThat(locator.lineOf("proxies[1].transport.useEncryption")).isEqualTo(21);
         assertThat(locator.lineOf("proxies[2].name")).isEqualTo(23);
+        assertThat(locator.lineOf("proxies")).isEqualTo(15);
     }
 
     @Test
