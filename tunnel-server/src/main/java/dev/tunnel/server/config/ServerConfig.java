@@ -94,7 +94,12 @@ public class ServerConfig {
 
     /** Loads and validates {@code file}; relative paths inside are checked against the working directory. */
     public static ServerConfig load(Path file) throws ConfigException {
-        return loader(Path.of("")).load(file);
+        return load(file, Path.of(""));
+    }
+
+    /** Loads and validates {@code file}, checking relative paths inside against {@code baseDir}. */
+    public static ServerConfig load(Path file, Path baseDir) throws ConfigException {
+        return loader(baseDir).load(file);
     }
 
     /** Parses TOML text; for tests. Relative paths are checked against the working directory. */
