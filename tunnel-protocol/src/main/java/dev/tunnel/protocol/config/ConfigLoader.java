@@ -78,7 +78,8 @@ public final class ConfigLoader<T> {
             return node instanceof ObjectNode o ? o : mapper.createObjectNode();
         } catch (JacksonException e) {
             String message = e.getOriginalMessage();
-            int line = e.getLocation() == null ? 0 : e.getLocation().getLineNr();
+            int line = e.getLocation() == null ? 0 : syntaxErrorLine(toml, message,
+                    e.getLocation().getLineNr(), e.getLocation().getColumnNr());
             Map.Entry<String, Integer> duplicate = locator.firstDuplicate();
             if (message.startsWith("Duplicate key") && duplicate != null) {
                 // The parser reports the end of the table; the scan knows the second assignment.
@@ -88,6 +89,24 @@ public final class ConfigLoader<T> {
             }
             throw new ConfigException(errors.list());
         }
+    }
+
+    /**
+     * The parser reports an unclosed table header ({@code [[proxies]}) where it looked ahead: the
+     * start of the next content line. Point at the header line instead.
+     */
+    static int syntaxErrorLine(String toml, String message, int line, int column) {
+        String[] lines = toml.split("\n", -1);
+        int result = Math.max(0, Math.min(line, lines.length));
+        if (message.contains("TABLE_CLOSE") && column == 1) {
+            for (int i = result - 2; i >= 0; i--) {
+                String text = lines[i].strip();
+                if (!text.isEmpty() && !text.startsWith("#")) {
+                    return i + 1;
+                }
+            }
+        }
+        return result;
     }
 
     private static String read(Path file) throws ConfigException {

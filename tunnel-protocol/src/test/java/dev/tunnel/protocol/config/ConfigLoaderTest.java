@@ -54,6 +54,13 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void unclosedArrayTableHeaderPointsAtTheHeader() {
+        ConfigException e = errorsOf("serverPort = 7000\n[[items]\n\n# note\nname = \"a\"\n");
+        assertThat(e.errors().get(0).line()).isEqualTo(2);
+        assertThat(e.getMessage()).startsWith("test.toml:2: TOML syntax error:");
+    }
+
+    @Test
     void duplicateKeyNamesTheSecondAssignment() {
         ConfigException e = errorsOf("[transport]\npoolCount = 1\ntcpMux = true\npoolCount = 2\n# end\n");
         assertThat(e.getMessage()).isEqualTo("test.toml:4: transport.poolCount: duplicate key (TOML syntax error)");
