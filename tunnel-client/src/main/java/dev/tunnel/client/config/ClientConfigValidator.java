@@ -34,8 +34,8 @@ final class ClientConfigValidator implements ConfigValidator<ClientConfig> {
 
     private static void transport(ClientConfig.Transport t, ValueChecks checks) {
         checks.oneOf("transport.protocol", t.protocol, List.of("tcp"), List.of("kcp", "quic", "websocket", "wss"));
-        checks.range("transport.dialServerTimeout", t.dialServerTimeout, 1, Integer.MAX_VALUE);
-        checks.range("transport.tcpMuxKeepaliveInterval", t.tcpMuxKeepaliveInterval, 1, Integer.MAX_VALUE);
+        checks.atLeast("transport.dialServerTimeout", t.dialServerTimeout, 1);
+        checks.atLeast("transport.tcpMuxKeepaliveInterval", t.tcpMuxKeepaliveInterval, 1);
         checks.range("transport.poolCount", t.poolCount, 0, 100);
         boolean interval = checks.positiveOrDisabled("transport.heartbeatInterval", t.heartbeatInterval);
         boolean timeout = checks.positiveOrDisabled("transport.heartbeatTimeout", t.heartbeatTimeout);

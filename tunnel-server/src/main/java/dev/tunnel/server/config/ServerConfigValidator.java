@@ -25,7 +25,7 @@ final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
         ValueChecks checks = new ValueChecks(errors, baseDir);
         checks.notBlank("bindAddr", cfg.bindAddr);
         checks.port("bindPort", cfg.bindPort);
-        checks.range("userConnTimeout", cfg.userConnTimeout, 1, Integer.MAX_VALUE);
+        checks.atLeast("userConnTimeout", cfg.userConnTimeout, 1);
         checks.atLeast("maxPortsPerClient", cfg.maxPortsPerClient, 0);
         checks.oneOf("auth.method", cfg.auth.method, List.of("token"), List.of("oidc"));
         transport(cfg.transport, checks);
@@ -37,7 +37,7 @@ final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
     }
 
     private static void transport(ServerConfig.Transport t, ValueChecks checks) {
-        checks.range("transport.tcpMuxKeepaliveInterval", t.tcpMuxKeepaliveInterval, 1, Integer.MAX_VALUE);
+        checks.atLeast("transport.tcpMuxKeepaliveInterval", t.tcpMuxKeepaliveInterval, 1);
         checks.positiveOrDisabled("transport.heartbeatTimeout", t.heartbeatTimeout);
         checks.atLeast("transport.maxPoolCount", t.maxPoolCount, 0);
         if (checks.range("transport.tcpMuxInitialWindow", t.tcpMuxInitialWindow, 65_536, MAX_WINDOW)) {
