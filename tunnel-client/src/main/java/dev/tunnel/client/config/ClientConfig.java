@@ -1,48 +1,120 @@
 package dev.tunnel.client.config;
 
+import dev.tunnel.protocol.config.ConfigException;
+import dev.tunnel.protocol.config.ConfigLoader;
+
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
-/** TEMPORARY stand-in until the config loader lands (same public fields). */
+/**
+ * Client settings, read from a TOML file with frp's key names (frpc.toml, v0.52+ format).
+ *
+ * <p>Fields are public and mutable: the TOML key is the field name and the field initializer is
+ * the default, so this class is the one place defaults live. Times are in seconds, sizes in
+ * bytes. File paths are kept as written; relative ones are relative to the working directory.
+ */
 public class ClientConfig {
+
+    /** Server host name or address. */
     public String serverAddr = "127.0.0.1";
+    /** Server's bindPort (1-65535). */
     public int serverPort = 7000;
+    /** Exit when the first login fails instead of retrying. */
     public boolean loginFailExit = true;
     public Auth auth = new Auth();
     public Transport transport = new Transport();
     public Log log = new Log();
+    /** {@code [[proxies]]}: what to expose. */
     public List<ProxyConfig> proxies = new ArrayList<>();
 
+    /** {@code [auth]}. */
     public static class Auth {
+        /** Only "token" for now. */
         public String method = "token";
+        /** Shared secret; must equal the server's auth.token. */
         public String token = "";
     }
 
+    /** {@code [transport]}: the connection to the server. */
     public static class Transport {
+        /** Only "tcp" for now. */
         public String protocol = "tcp";
+        /** Seconds to wait for the TCP connection to the server (> 0). */
         public int dialServerTimeout = 10;
+        /** Carry all streams over one connection. */
         public boolean tcpMux = true;
+        /** Seconds between mux keepalive pings (> 0). */
         public int tcpMuxKeepaliveInterval = 30;
+        /** Work connections opened ahead of time (0-100). */
         public int poolCount = 1;
+        /** Seconds between heartbeats; -1 disables. */
         public int heartbeatInterval = 30;
+        /** Seconds without a heartbeat reply before reconnecting; -1 disables. */
         public int heartbeatTimeout = 90;
-        public Tls tls = new Tls();
-        public int tcpMuxInitialWindow = 262144;
-        public int tcpMuxMaxWindow = 16777216;
+        /** Tunnel extension: initial per-stream receive window in bytes (65536..1073741824). */
+        public int tcpMuxInitialWindow = 262_144;
+        /** Tunnel extension: largest per-stream receive window in bytes (>= initial, <= 1073741824). */
+        public int tcpMuxMaxWindow = 16_777_216;
+        /** Tunnel extension: SO_SNDBUF in bytes; 0 = OS default, else 4096..67108864. */
         public int sendBufferSize = 0;
+        /** Tunnel extension: SO_RCVBUF in bytes; 0 = OS default, else 4096..67108864. */
         public int receiveBufferSize = 0;
+        public Tls tls = new Tls();
     }
 
+    /** {@code [transport.tls]}. */
     public static class Tls {
+        /** Use TLS to the server. */
         public boolean enable = true;
+        /** PEM client certificate (for servers that check one). Needs keyFile. */
         public String certFile;
+        /** PEM private key for certFile. */
         public String keyFile;
+        /** PEM CA bundle to verify the server with; null = do not verify the server certificate. */
         public String trustedCaFile;
+        /** Name to verify in the server certificate; null = serverAddr. */
         public String serverName;
     }
 
+    /** {@code [log]}. */
     public static class Log {
+        /** trace, debug, info, warn or error. */
         public String level = "info";
+        /** "console" or a file path. */
         public String to = "console";
+    }
+
+    /** The name checked against the server's certificate. */
+    public String effectiveServerName() {
+        return transport.tls.serverName == null || transport.tls.serverName.isBlank()
+                ? serverAddr : transport.tls.serverName;
+    }
+
+    /** Loads and validates {@code file}; relative paths inside are checked against the working directory. */
+    public static ClientConfig load(Path file) throws ConfigException {
+        return load(file, Path.of(""));
+    }
+
+    /** Loads and validates {@code file}, checking relative paths inside against {@code baseDir}. */
+    public static ClientConfig load(Path file, Path baseDir) throws ConfigException {
+        return loader(baseDir).load(file);
+    }
+
+    /** Parses TOML text; for tests. Relative paths are checked against the working directory. */
+    public static ClientConfig parse(String toml, String fileNameForErrors, Function<String, String> env)
+            throws ConfigException {
+        return parse(toml, fileNameForErrors, env, Path.of(""));
+    }
+
+    /** Parses TOML text, checking relative file paths against {@code baseDir}. */
+    public static ClientConfig parse(String toml, String fileNameForErrors, Function<String, String> env, Path baseDir)
+            throws ConfigException {
+        return loader(baseDir).parse(toml, fileNameForErrors, env);
+    }
+
+    private static ConfigLoader<ClientConfig> loader(Path baseDir) {
+        return new ConfigLoader<>(ClientConfig.class, UnsupportedClientKeys.KEYS, new ClientConfigValidator(baseDir));
     }
 }

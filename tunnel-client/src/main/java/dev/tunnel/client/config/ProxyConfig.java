@@ -1,11 +1,17 @@
 package dev.tunnel.client.config;
 
-/** TEMPORARY stand-in until the config loader lands (same public fields). */
+/** One {@code [[proxies]]} entry: a public port on the server forwarded to a local service or plugin. */
 public class ProxyConfig {
+    /** Required, unique within the file. */
     public String name;
+    /** Only "tcp" for now. */
     public String type = "tcp";
+    /** Address of the local service. */
     public String localIP = "127.0.0.1";
-    public int localPort;
-    public int remotePort;
+    /** Port of the local service (1-65535); 0 = not set, allowed only with a plugin. */
+    public int localPort = 0;
+    /** Public port on the server; 0 = the server picks one. */
+    public int remotePort = 0;
+    /** {@code [proxies.plugin]}: serve from a built-in plugin instead of localIP:localPort; null when absent. */
     public PluginConfig plugin;
 }

@@ -1,64 +1,120 @@
 package dev.tunnel.server.config;
 
+import dev.tunnel.protocol.config.ConfigException;
+import dev.tunnel.protocol.config.ConfigLoader;
+
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
-/** TEMPORARY stand-in until the config loader lands (same public fields). */
+/**
+ * Server settings, read from a TOML file with frp's key names (frps.toml, v0.52+ format).
+ *
+ * <p>Fields are public and mutable: the TOML key is the field name and the field initializer is
+ * the default, so this class is the one place defaults live. Times are in seconds, sizes in
+ * bytes. File paths are kept as written; relative ones are relative to the working directory.
+ */
 public class ServerConfig {
+
+    /** Address the control port listens on. */
     public String bindAddr = "0.0.0.0";
+    /** Port clients connect to (1-65535). */
     public int bindPort = 7000;
+    /** Address the public proxy ports listen on; null means {@link #bindAddr}. */
     public String proxyBindAddr;
+    /** Seconds to wait for the client to pick up a new public connection (> 0). */
     public int userConnTimeout = 10;
+    /** Public ports one client may hold; 0 = unlimited. */
     public int maxPortsPerClient = 0;
+    /** Ports clients may ask for; empty allows every port. */
+    public List<PortRange> allowPorts = new ArrayList<>();
     public Auth auth = new Auth();
     public Transport transport = new Transport();
-    public List<PortRange> allowPorts = new ArrayList<>();
     public Log log = new Log();
 
-    public String effectiveProxyBindAddr() {
-        return proxyBindAddr == null || proxyBindAddr.isEmpty() ? bindAddr : proxyBindAddr;
+    /** {@code [auth]}: how clients prove who they are. */
+    public static class Auth {
+        /** Only "token" for now. */
+        public String method = "token";
+        /** Shared secret; must equal the client's auth.token. */
+        public String token = "";
     }
 
+    /** {@code [transport]}: the connection between client and server. */
+    public static class Transport {
+        /** Carry all streams of a client over one connection. */
+        public boolean tcpMux = true;
+        /** Seconds between mux keepalive pings (> 0). */
+        public int tcpMuxKeepaliveInterval = 30;
+        /** Seconds without a heartbeat before a client is dropped; -1 disables. */
+        public int heartbeatTimeout = 90;
+        /** Most pre-opened work connections kept per client (>= 0). */
+        public int maxPoolCount = 5;
+        /** Tunnel extension: initial per-stream receive window in bytes (65536..1073741824). */
+        public int tcpMuxInitialWindow = 262_144;
+        /** Tunnel extension: largest per-stream receive window in bytes (>= initial, <= 1073741824). */
+        public int tcpMuxMaxWindow = 16_777_216;
+        /** Tunnel extension: SO_SNDBUF in bytes; 0 = OS default, else 4096..67108864. */
+        public int sendBufferSize = 0;
+        /** Tunnel extension: SO_RCVBUF in bytes; 0 = OS default, else 4096..67108864. */
+        public int receiveBufferSize = 0;
+        public Tls tls = new Tls();
+    }
+
+    /** {@code [transport.tls]}. */
+    public static class Tls {
+        /** Refuse clients that do not use TLS. */
+        public boolean force = false;
+        /** PEM certificate; null = a generated self-signed one. Needs keyFile. */
+        public String certFile;
+        /** PEM private key for certFile. */
+        public String keyFile;
+        /** PEM CA bundle; when set, clients must present a certificate it signed. */
+        public String trustedCaFile;
+    }
+
+    /** {@code [log]}. */
+    public static class Log {
+        /** trace, debug, info, warn or error. */
+        public String level = "info";
+        /** "console" or a file path. */
+        public String to = "console";
+    }
+
+    /** Address the public proxy ports bind to. */
+    public String effectiveProxyBindAddr() {
+        return proxyBindAddr == null || proxyBindAddr.isBlank() ? bindAddr : proxyBindAddr;
+    }
+
+    /** Whether a client may open {@code port}; true for any port when allowPorts is empty. */
     public boolean isPortAllowed(int port) {
         return allowPorts.isEmpty() || allowPorts.stream().anyMatch(r -> r.contains(port));
     }
 
-    public static class Auth {
-        public String method = "token";
-        public String token = "";
+    /** Loads and validates {@code file}; relative paths inside are checked against the working directory. */
+    public static ServerConfig load(Path file) throws ConfigException {
+        return load(file, Path.of(""));
     }
 
-    public static class Transport {
-        public boolean tcpMux = true;
-        public int tcpMuxKeepaliveInterval = 30;
-        public int heartbeatTimeout = 90;
-        public int maxPoolCount = 5;
-        public Tls tls = new Tls();
-        public int tcpMuxInitialWindow = 262144;
-        public int tcpMuxMaxWindow = 16777216;
-        public int sendBufferSize = 0;
-        public int receiveBufferSize = 0;
+    /** Loads and validates {@code file}, checking relative paths inside against {@code baseDir}. */
+    public static ServerConfig load(Path file, Path baseDir) throws ConfigException {
+        return loader(baseDir).load(file);
     }
 
-    public static class Tls {
-        public boolean force = false;
-        public String certFile;
-        public String keyFile;
-        public String trustedCaFile;
+    /** Parses TOML text; for tests. Relative paths are checked against the working directory. */
+    public static ServerConfig parse(String toml, String fileNameForErrors, Function<String, String> env)
+            throws ConfigException {
+        return parse(toml, fileNameForErrors, env, Path.of(""));
     }
 
-    public static class PortRange {
-        public Integer start;
-        public Integer end;
-        public Integer single;
-
-        public boolean contains(int port) {
-            return single != null ? single == port : start <= port && port <= end;
-        }
+    /** Parses TOML text, checking relative file paths against {@code baseDir}. */
+    public static ServerConfig parse(String toml, String fileNameForErrors, Function<String, String> env, Path baseDir)
+            throws ConfigException {
+        return loader(baseDir).parse(toml, fileNameForErrors, env);
     }
 
-    public static class Log {
-        public String level = "info";
-        public String to = "console";
+    private static ConfigLoader<ServerConfig> loader(Path baseDir) {
+        return new ConfigLoader<>(ServerConfig.class, UnsupportedServerKeys.KEYS, new ServerConfigValidator(baseDir));
     }
 }

@@ -1,0 +1,59 @@
+package dev.tunnel.client.config;
+
+import dev.tunnel.protocol.config.ConfigErrors;
+import dev.tunnel.protocol.config.ConfigValidator;
+import dev.tunnel.protocol.config.LogSetup;
+import dev.tunnel.protocol.config.ValueChecks;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/** Checks every client value (proxies via {@link ProxiesValidator}) and reports all problems. */
+final class ClientConfigValidator implements ConfigValidator<ClientConfig> {
+
+    static final int MAX_WINDOW = 1_073_741_824;
+
+    private final Path baseDir;
+
+    /** @param baseDir where relative file paths are looked up (the working directory when run for real) */
+    ClientConfigValidator(Path baseDir) {
+        this.baseDir = baseDir;
+    }
+
+    @Override
+    public void validate(ClientConfig cfg, ConfigErrors errors) {
+        ValueChecks checks = new ValueChecks(errors, baseDir);
+        checks.notBlank("serverAddr", cfg.serverAddr);
+        checks.port("serverPort", cfg.serverPort);
+        checks.oneOf("auth.method", cfg.auth.method, List.of("token"), List.of("oidc"));
+        transport(cfg.transport, checks);
+        checks.oneOf("log.level", cfg.log.level, LogSetup.LEVELS, List.of());
+        checks.notBlank("log.to", cfg.log.to);
+        new ProxiesValidator(checks).validate(cfg.proxies);
+    }
+
+    private static void transport(ClientConfig.Transport t, ValueChecks checks) {
+        checks.oneOf("transport.protocol", t.protocol, List.of("tcp"), List.of("kcp", "quic", "websocket", "wss"));
+        checks.atLeast("transport.dialServerTimeout", t.dialServerTimeout, 1);
+        checks.atLeast("transport.tcpMuxKeepaliveInterval", t.tcpMuxKeepaliveInterval, 1);
+        checks.range("transport.poolCount", t.poolCount, 0, 100);
+        boolean interval = checks.positiveOrDisabled("transport.heartbeatInterval", t.heartbeatInterval);
+        boolean timeout = checks.positiveOrDisabled("transport.heartbeatTimeout", t.heartbeatTimeout);
+        if (interval && timeout && t.heartbeatInterval > 0 && t.heartbeatTimeout > 0) {
+            checks.check(t.heartbeatTimeout >= t.heartbeatInterval, "transport.heartbeatTimeout",
+                    t.heartbeatTimeout + " (expected: at least transport.heartbeatInterval, " + t.heartbeatInterval + ")");
+        }
+        if (checks.range("transport.tcpMuxInitialWindow", t.tcpMuxInitialWindow, 65_536, MAX_WINDOW)) {
+            checks.range("transport.tcpMuxMaxWindow", t.tcpMuxMaxWindow, t.tcpMuxInitialWindow, MAX_WINDOW);
+        }
+        checks.bufferSize("transport.sendBufferSize", t.sendBufferSize);
+        checks.bufferSize("transport.receiveBufferSize", t.receiveBufferSize);
+        checks.together("transport.tls.certFile", t.tls.certFile, "transport.tls.keyFile", t.tls.keyFile);
+        checks.readableFile("transport.tls.certFile", t.tls.certFile);
+        checks.readableFile("transport.tls.keyFile", t.tls.keyFile);
+        checks.readableFile("transport.tls.trustedCaFile", t.tls.trustedCaFile);
+        if (t.tls.serverName != null) {
+            checks.notBlank("transport.tls.serverName", t.tls.serverName);
+        }
+    }
+}

@@ -1,0 +1,28 @@
+package dev.tunnel.client.config;
+
+import dev.tunnel.protocol.config.UnsupportedKeys;
+
+/** frpc.toml keys that tunnel does not implement yet; each is reported as "not supported yet". */
+final class UnsupportedClientKeys {
+
+    static final UnsupportedKeys KEYS = UnsupportedKeys.of(
+            "user", "clientID", "metadatas", "start", "includes", "webServer", "virtualNet", "featureGates",
+            "udpPacketSize", "natHoleStunServer", "dnsServer", "visitors",
+            "auth.oidc", "auth.additionalScopes", "auth.tokenSource",
+            "transport.connectServerLocalIP", "transport.proxyURL", "transport.quic",
+            "transport.dialServerKeepalive", "transport.tls.disableCustomTLSFirstByte",
+            "log.maxDays", "log.disablePrintColor",
+            // per proxy
+            "proxies.transport", "proxies.loadBalancer", "proxies.healthCheck", "proxies.annotations",
+            "proxies.metadatas", "proxies.customDomains", "proxies.subdomain", "proxies.locations",
+            "proxies.hostHeaderRewrite", "proxies.requestHeaders", "proxies.responseHeaders",
+            "proxies.routeByHTTPUser", "proxies.httpUser", "proxies.httpPassword", "proxies.secretKey",
+            "proxies.allowUsers", "proxies.multiplexer", "proxies.enabled",
+            // keys of frp plugins other than static_file
+            "proxies.plugin.unixPath", "proxies.plugin.localAddr", "proxies.plugin.crtPath",
+            "proxies.plugin.keyPath", "proxies.plugin.hostHeaderRewrite", "proxies.plugin.requestHeaders",
+            "proxies.plugin.username", "proxies.plugin.password", "proxies.plugin.enableHTTP2");
+
+    private UnsupportedClientKeys() {
+    }
+}

@@ -1,0 +1,261 @@
+package dev.tunnel.client.config;
+
+import dev.tunnel.protocol.config.ConfigError;
+import dev.tunnel.protocol.config.ConfigException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+@Timeout(10)
+class ClientConfigTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void defaultsMatchFrp() throws Exception {
+        ClientConfig cfg = parse("");
+        assertThat(cfg.serverAddr).isEqualTo("127.0.0.1");
+        assertThat(cfg.serverPort).isEqualTo(7000);
+        assertThat(cfg.loginFailExit).isTrue();
+        assertThat(cfg.auth.method).isEqualTo("token");
+        assertThat(cfg.auth.token).isEmpty();
+        ClientConfig.Transport t = cfg.transport;
+        assertThat(t.protocol).isEqualTo("tcp");
+        assertThat(t.dialServerTimeout).isEqualTo(10);
+        assertThat(t.tcpMux).isTrue();
+        assertThat(t.tcpMuxKeepaliveInterval).isEqualTo(30);
+        assertThat(t.poolCount).isEqualTo(1);
+        assertThat(t.heartbeatInterval).isEqualTo(30);
+        assertThat(t.heartbeatTimeout).isEqualTo(90);
+        assertThat(t.tcpMuxInitialWindow).isEqualTo(262_144);
+        assertThat(t.tcpMuxMaxWindow).isEqualTo(16_777_216);
+        assertThat(t.sendBufferSize).isZero();
+        assertThat(t.receiveBufferSize).isZero();
+        assertThat(t.tls.enable).isTrue();
+        assertThat(t.tls.certFile).isNull();
+        assertThat(t.tls.keyFile).isNull();
+        assertThat(t.tls.trustedCaFile).isNull();
+        assertThat(t.tls.serverName).isNull();
+        assertThat(cfg.effectiveServerName()).isEqualTo("127.0.0.1");
+        assertThat(cfg.log.level).isEqualTo("info");
+        assertThat(cfg.log.to).isEqualTo("console");
+        assertThat(cfg.proxies).isEmpty();
+    }
+
+    @Test
+    void readsFrpcTomlWithProxiesAndPlugin() throws Exception {
+        Files.createDirectory(dir.resolve("www"));
+        ClientConfig cfg = parse("""
+                serverAddr = "vps.example.org"
+                serverPort = 7000
+                auth.token = "{{ .Envs.FRP_TOKEN }}"
+                transport.tls.serverName = "tunnel.example.org"
+
+                [[proxies]]
+                name = "ssh"
+                type = "tcp"
+                localPort = 22
+                remotePort = 6000
+
+                [[proxies]]
+                name = "web"
+                remotePort = 6080
+                [proxies.plugin]
+                type = "static_file"
+                localPath = "./www"
+                httpUser = "me"
+                """);
+        assertThat(cfg.auth.token).isEqualTo("s3cret");
+        assertThat(cfg.effectiveServerName()).isEqualTo("tunnel.example.org");
+        assertThat(cfg.proxies).hasSize(2);
+        ProxyConfig ssh = cfg.proxies.get(0);
+        assertThat(ssh.localIP).isEqualTo("127.0.0.1");
+        assertThat(ssh.localPort).isEqualTo(22);
+        assertThat(ssh.remotePort).isEqualTo(6000);
+        assertThat(ssh.plugin).isNull();
+        PluginConfig web = cfg.proxies.get(1).plugin;
+        assertThat(web.type).isEqualTo("static_file");
+        assertThat(web.localPath).isEqualTo("./www");
+        assertThat(web.stripPrefix).isEmpty();
+        assertThat(web.httpUser).isEqualTo("me");
+        assertThat(web.httpPassword).isEmpty();
+    }
+
+    @Test
+    void badValuesNameKeyValueAndRange() {
+        assertThat(messages("""
+                serverPort = 0
+                [transport]
+                poolCount = 101
+                heartbeatInterval = 0
+                dialServerTimeout = -5
+                receiveBufferSize = 1
+                [[proxies]]
+                name = "a"
+                localPort = 22
+                [[proxies]]
+                name = "b"
+                localPort = 70000
+                remotePort = 65536
+                """)).containsExactly(
+                "c.toml:1: serverPort: 0 (expected: 1-65535)",
+                "c.toml:3: transport.poolCount: 101 (expected: 0-100)",
+                "c.toml:4: transport.heartbeatInterval: 0 (expected: -1 to disable, or a positive number of seconds)",
+                "c.toml:5: transport.dialServerTimeout: -5 (expected: 1 or more)",
+                "c.toml:6: transport.receiveBufferSize: 1 (expected: 0 for the OS default, or 4096-67108864 bytes)",
+                "c.toml:12: proxies[1].localPort: 70000 (expected: 1-65535)",
+                "c.toml:13: proxies[1].remotePort: 65536 (expected: 0-65535)");
+    }
+
+    @Test
+    void heartbeatTimeoutNotBelowInterval() {
+        assertThat(messages("[transport]\nheartbeatInterval = 60\nheartbeatTimeout = 30\n")).containsExactly(
+                "c.toml:3: transport.heartbeatTimeout: 30 (expected: at least transport.heartbeatInterval, 60)");
+    }
+
+    @Test
+    void unsupportedProtocolAndProxyAndPluginTypes() {
+        assertThat(messages("""
+                transport.protocol = "kcp"
+                [[proxies]]
+                name = "dns"
+                type = "udp"
+                localPort = 53
+                [[proxies]]
+                name = "sock"
+                [proxies.plugin]
+                type = "socks5"
+                username = "u"
+                """)).containsExactly(
+                "c.toml:1: transport.protocol = \"kcp\" is not supported yet (supported: \"tcp\")",
+                "c.toml:4: proxies[0].type = \"udp\" is not supported yet (supported: \"tcp\")",
+                "c.toml:9: proxies[1].plugin.type = \"socks5\" is not supported yet (supported: \"static_file\")",
+                "c.toml:10: \"proxies[1].plugin.username\" is an frp setting that tunnel does not support yet");
+    }
+
+    @Test
+    void unsupportedFrpKeysTopLevelAndPerProxy() {
+        assertThat(messages("""
+                user = "me"
+                includes = ["./confd/*.toml"]
+                [transport]
+                proxyURL = "http://proxy:8080"
+                [[proxies]]
+                name = "ssh"
+                localPort = 22
+                transport.useEncryption = true
+                healthCheck.type = "tcp"
+                [[visitors]]
+                name = "v"
+                """)).containsExactly(
+                "c.toml:1: \"user\" is an frp setting that tunnel does not support yet",
+                "c.toml:2: \"includes\" is an frp setting that tunnel does not support yet",
+                "c.toml:4: \"transport.proxyURL\" is an frp setting that tunnel does not support yet",
+                "c.toml:8: \"proxies[0].transport.useEncryption\" is an frp setting that tunnel does not support yet",
+                "c.toml:9: \"proxies[0].healthCheck.type\" is an frp setting that tunnel does not support yet",
+                "c.toml:10: \"visitors\" is an frp setting that tunnel does not support yet");
+    }
+
+    @Test
+    void unknownKeyWithSuggestionAndLine() {
+        assertThat(messages("serverAddr = \"x\"\n\n[transport]\n\ntcpMx = true\n[[proxies]]\nname = \"a\"\nlocalPort = 1\nremote_port = 6000\n"))
+                .containsExactly(
+                        "c.toml:5: unknown key \"transport.tcpMx\" (did you mean \"transport.tcpMux\"?)",
+                        "c.toml:9: unknown key \"proxies[0].remote_port\" (did you mean \"proxies[0].remotePort\"?)");
+    }
+
+    @Test
+    void duplicateProxyNamesAndRemotePorts() {
+        assertThat(messages("""
+                [[proxies]]
+                name = "ssh"
+                localPort = 22
+                remotePort = 6000
+                [[proxies]]
+                name = "ssh"
+                localPort = 2222
+                remotePort = 6000
+                """)).containsExactly(
+                "c.toml:6: proxies[1].name: \"ssh\" is already the name of proxies[0] (names must be unique)",
+                "c.toml:8: proxies[1].remotePort: 6000 is already used by proxies[0]");
+    }
+
+    @Test
+    void proxyNeedsNameAndLocalPort() {
+        assertThat(messages("\n[[proxies]]\ntype = \"tcp\"\n")).containsExactly(
+                "c.toml:2: proxies[0].name: missing (required)",
+                "c.toml:2: proxies[0].localPort: missing (required unless a plugin is set; expected: 1-65535)");
+    }
+
+    @Test
+    void staticFileLocalPathMustExist() {
+        assertThat(messages("""
+                [[proxies]]
+                name = "web"
+                plugin.type = "static_file"
+                plugin.localPath = "./nope"
+                [[proxies]]
+                name = "web2"
+                plugin = { type = "static_file" }
+                """)).containsExactly(
+                "c.toml:4: proxies[0].plugin.localPath: directory \"./nope\" does not exist (looked for " + dir.resolve("nope") + ")",
+                "c.toml:7: proxies[1].plugin.localPath: missing (required)");
+    }
+
+    @Test
+    void certFileWithoutKeyFile() throws Exception {
+        Files.writeString(dir.resolve("client.crt"), "cert");
+        assertThat(messages("[transport.tls]\ncertFile = \"client.crt\"\n")).containsExactly(
+                "c.toml:1: transport.tls.keyFile: missing (transport.tls.certFile and transport.tls.keyFile must be set together)");
+    }
+
+    @Test
+    void manyErrorsInOneException() {
+        ConfigException e = catchThrowableOfType(ConfigException.class, () -> parse("""
+                serverPort = "7000"
+                webServer.port = 7400
+                [transport]
+                poolCnt = 2
+                [[proxies]]
+                name = "x"
+                localPort = 0
+                """));
+        assertThat(e.errors()).hasSize(4);
+        assertThat(e.getMessage().lines()).hasSize(4);
+    }
+
+    @Test
+    void unsetEnvVariableIsNamed() {
+        ConfigException e = catchThrowableOfType(ConfigException.class,
+                () -> ClientConfig.parse("auth.token = \"{{ .Envs.NOT_SET }}\"\n", "c.toml", name -> null, dir));
+        assertThat(e.getMessage()).isEqualTo(
+                "c.toml:1: auth.token: environment variable NOT_SET is not set (used as \"{{ .Envs.NOT_SET }}\")");
+    }
+
+    @Test
+    void loadsFromFileResolvingAgainstBaseDir() throws Exception {
+        Files.createDirectory(dir.resolve("site"));
+        Path file = dir.resolve("frpc.toml");
+        Files.writeString(file, "[[proxies]]\nname = \"w\"\nplugin = { type = \"static_file\", localPath = \"site\" }\n");
+        assertThat(ClientConfig.load(file, dir).proxies.get(0).plugin.localPath).isEqualTo("site");
+    }
+
+    private ClientConfig parse(String toml) throws ConfigException {
+        return ClientConfig.parse(toml, "c.toml", Map.of("FRP_TOKEN", "s3cret")::get, dir);
+    }
+
+    private List<String> messages(String toml) {
+        ConfigException e = catchThrowableOfType(ConfigException.class, () -> parse(toml));
+        assertThat(e).as("expected errors").isNotNull();
+        return e.errors().stream().map(ConfigError::toString).toList();
+    }
+}

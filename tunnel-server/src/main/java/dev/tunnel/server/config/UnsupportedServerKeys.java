@@ -1,0 +1,19 @@
+package dev.tunnel.server.config;
+
+import dev.tunnel.protocol.config.UnsupportedKeys;
+
+/** frps.toml keys that tunnel does not implement yet; each is reported as "not supported yet". */
+final class UnsupportedServerKeys {
+
+    static final UnsupportedKeys KEYS = UnsupportedKeys.of(
+            "vhostHTTPPort", "vhostHTTPSPort", "vhostHTTPTimeout", "kcpBindPort", "quicBindPort",
+            "tcpmuxHTTPConnectPort", "tcpmuxPassthrough", "subDomainHost", "custom404Page", "webServer",
+            "enablePrometheus", "detailedErrorsToClient", "natholeAnalysisDataReserveHours", "udpPacketSize",
+            "httpPlugins", "sshTunnelGateway",
+            "auth.oidc", "auth.additionalScopes", "auth.tokenSource",
+            "transport.quic", "transport.tcpKeepalive",
+            "log.maxDays", "log.disablePrintColor");
+
+    private UnsupportedServerKeys() {
+    }
+}

@@ -1,0 +1,191 @@
+package dev.tunnel.server.config;
+
+import dev.tunnel.protocol.config.ConfigError;
+import dev.tunnel.protocol.config.ConfigException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+@Timeout(10)
+class ServerConfigTest {
+
+    @Test
+    void defaultsMatchFrp() throws Exception {
+        ServerConfig cfg = parse("");
+        assertThat(cfg.bindAddr).isEqualTo("0.0.0.0");
+        assertThat(cfg.bindPort).isEqualTo(7000);
+        assertThat(cfg.proxyBindAddr).isNull();
+        assertThat(cfg.effectiveProxyBindAddr()).isEqualTo("0.0.0.0");
+        assertThat(cfg.userConnTimeout).isEqualTo(10);
+        assertThat(cfg.maxPortsPerClient).isZero();
+        assertThat(cfg.auth.method).isEqualTo("token");
+        assertThat(cfg.auth.token).isEmpty();
+        assertThat(cfg.transport.tcpMux).isTrue();
+        assertThat(cfg.transport.tcpMuxKeepaliveInterval).isEqualTo(30);
+        assertThat(cfg.transport.heartbeatTimeout).isEqualTo(90);
+        assertThat(cfg.transport.maxPoolCount).isEqualTo(5);
+        assertThat(cfg.transport.tls.force).isFalse();
+        assertThat(cfg.transport.tls.certFile).isNull();
+        assertThat(cfg.transport.tls.keyFile).isNull();
+        assertThat(cfg.transport.tls.trustedCaFile).isNull();
+        assertThat(cfg.transport.tcpMuxInitialWindow).isEqualTo(262_144);
+        assertThat(cfg.transport.tcpMuxMaxWindow).isEqualTo(16_777_216);
+        assertThat(cfg.transport.sendBufferSize).isZero();
+        assertThat(cfg.transport.receiveBufferSize).isZero();
+        assertThat(cfg.allowPorts).isEmpty();
+        assertThat(cfg.isPortAllowed(1)).isTrue();
+        assertThat(cfg.log.level).isEqualTo("info");
+        assertThat(cfg.log.to).isEqualTo("console");
+    }
+
+    @Test
+    void readsFrpsToml() throws Exception {
+        ServerConfig cfg = parse("""
+                bindAddr = "127.0.0.1"
+                bindPort = 7100
+                proxyBindAddr = "0.0.0.0"
+                auth.token = "{{ .Envs.FRP_TOKEN }}"
+                allowPorts = [
+                  { start = 6000, end = 7000 },
+                  { single = 3389 },
+                ]
+                [transport]
+                heartbeatTimeout = -1
+                tls.force = true
+                [log]
+                level = "debug"
+                """);
+        assertThat(cfg.bindPort).isEqualTo(7100);
+        assertThat(cfg.effectiveProxyBindAddr()).isEqualTo("0.0.0.0");
+        assertThat(cfg.auth.token).isEqualTo("s3cret");
+        assertThat(cfg.transport.heartbeatTimeout).isEqualTo(-1);
+        assertThat(cfg.transport.tls.force).isTrue();
+        assertThat(cfg.log.level).isEqualTo("debug");
+        assertThat(cfg.isPortAllowed(6000)).isTrue();
+        assertThat(cfg.isPortAllowed(7000)).isTrue();
+        assertThat(cfg.isPortAllowed(3389)).isTrue();
+        assertThat(cfg.isPortAllowed(7001)).isFalse();
+        assertThat(cfg.isPortAllowed(5999)).isFalse();
+    }
+
+    @Test
+    void badValuesNameKeyValueAndRange() {
+        assertThat(messages("""
+                bindPort = 70000
+                userConnTimeout = 0
+                maxPortsPerClient = -1
+                [transport]
+                heartbeatTimeout = 0
+                maxPoolCount = -2
+                tcpMuxInitialWindow = 1000
+                sendBufferSize = 100
+                [log]
+                level = "loud"
+                """)).containsExactly(
+                "s.toml:1: bindPort: 70000 (expected: 1-65535)",
+                "s.toml:2: userConnTimeout: 0 (expected: 1 or more)",
+                "s.toml:3: maxPortsPerClient: -1 (expected: 0 or more)",
+                "s.toml:5: transport.heartbeatTimeout: 0 (expected: -1 to disable, or a positive number of seconds)",
+                "s.toml:6: transport.maxPoolCount: -2 (expected: 0 or more)",
+                "s.toml:7: transport.tcpMuxInitialWindow: 1000 (expected: 65536-1073741824)",
+                "s.toml:8: transport.sendBufferSize: 100 (expected: 0 for the OS default, or 4096-67108864 bytes)",
+                "s.toml:10: log.level: \"loud\" (expected: \"trace\", \"debug\", \"info\", \"warn\", \"error\")");
+    }
+
+    @Test
+    void maxWindowMustNotBeBelowInitial() {
+        assertThat(messages("[transport]\ntcpMuxInitialWindow = 1048576\ntcpMuxMaxWindow = 65536\n")).containsExactly(
+                "s.toml:3: transport.tcpMuxMaxWindow: 65536 (expected: 1048576-1073741824)");
+    }
+
+    @Test
+    void badPortRanges() {
+        assertThat(messages("""
+                allowPorts = [
+                  { start = 7000, end = 6000 },
+                  { single = 70000 },
+                  { start = 1, end = 2, single = 3 },
+                  { },
+                  { start = 0, end = 10 },
+                ]
+                """)).containsExactly(
+                "s.toml:2: allowPorts[0]: {start = 7000, end = 6000} (expected: start <= end)",
+                "s.toml:3: allowPorts[1].single: 70000 (expected: 1-65535)",
+                "s.toml:4: allowPorts[2]: {single = 3} mixes single with start/end (expected: {start = N, end = M} or {single = N})",
+                "s.toml:5: allowPorts[3]: empty entry (expected: {start = N, end = M} or {single = N}, ports 1-65535)",
+                "s.toml:6: allowPorts[4].start: 0 (expected: 1-65535)");
+    }
+
+    @Test
+    void unsupportedFrpSettings() {
+        assertThat(messages("""
+                vhostHTTPPort = 80
+                [webServer]
+                port = 7500
+                [auth]
+                method = "oidc"
+                oidc.issuer = "https://example.org"
+                [transport]
+                tcpKeepalive = 7200
+                """)).containsExactly(
+                "s.toml:1: \"vhostHTTPPort\" is an frp setting that tunnel does not support yet",
+                "s.toml:3: \"webServer.port\" is an frp setting that tunnel does not support yet",
+                "s.toml:5: auth.method = \"oidc\" is not supported yet (supported: \"token\")",
+                "s.toml:6: \"auth.oidc.issuer\" is an frp setting that tunnel does not support yet",
+                "s.toml:8: \"transport.tcpKeepalive\" is an frp setting that tunnel does not support yet");
+    }
+
+    @Test
+    void unknownKeyWithSuggestion() {
+        assertThat(messages("bindPort = 7000\n[transport]\ntcpMx = true\n")).containsExactly(
+                "s.toml:3: unknown key \"transport.tcpMx\" (did you mean \"transport.tcpMux\"?)");
+    }
+
+    @Test
+    void certFileWithoutKeyFile(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("server.crt"), "cert");
+        ConfigException e = catchThrowableOfType(ConfigException.class, () -> ServerConfig.parse(
+                "[transport.tls]\ncertFile = \"server.crt\"\n", "s.toml", name -> null, dir));
+        assertThat(e.errors()).extracting(ConfigError::toString).containsExactly(
+                "s.toml:1: transport.tls.keyFile: missing (transport.tls.certFile and transport.tls.keyFile must be set together)");
+    }
+
+    @Test
+    void tlsFilesMustExist(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("server.crt"), "cert");
+        Files.writeString(dir.resolve("server.key"), "key");
+        ServerConfig ok = ServerConfig.parse("[transport.tls]\ncertFile = \"server.crt\"\nkeyFile = \"server.key\"\n",
+                "s.toml", name -> null, dir);
+        assertThat(ok.transport.tls.certFile).isEqualTo("server.crt");
+
+        ConfigException e = catchThrowableOfType(ConfigException.class, () -> ServerConfig.parse(
+                "[transport.tls]\ncertFile = \"server.crt\"\nkeyFile = \"server.key\"\ntrustedCaFile = \"ca.crt\"\n",
+                "s.toml", name -> null, dir));
+        assertThat(e.getMessage()).isEqualTo("s.toml:4: transport.tls.trustedCaFile: file \"ca.crt\" does not exist (looked for "
+                + dir.resolve("ca.crt") + ")");
+    }
+
+    @Test
+    void loadsFromFile(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("frps.toml");
+        Files.writeString(file, "bindPort = 7001\n");
+        assertThat(ServerConfig.load(file).bindPort).isEqualTo(7001);
+    }
+
+    private static ServerConfig parse(String toml) throws ConfigException {
+        return ServerConfig.parse(toml, "s.toml", Map.of("FRP_TOKEN", "s3cret")::get);
+    }
+
+    private static java.util.List<String> messages(String toml) {
+        ConfigException e = catchThrowableOfType(ConfigException.class, () -> parse(toml));
+        assertThat(e).as("expected errors").isNotNull();
+        return e.errors().stream().map(ConfigError::toString).toList();
+    }
+}
