@@ -1,7 +1,7 @@
 package dev.tunnel.server;
 
 import dev.tunnel.server.config.ServerConfig;
-import dev.tunnel.server.config.ServerConfig.PortRange;
+import dev.tunnel.server.config.PortRange;
 import java.util.stream.IntStream;
 
 /** {@code allowPorts} of the server config as a {@link PortRegistry.PortPolicy}. */
@@ -18,7 +18,7 @@ final class AllowedPorts implements PortRegistry.PortPolicy {
     }
 
     private static IntStream ports(PortRange range) {
-        return range.single != null ? IntStream.of(range.single) : IntStream.rangeClosed(range.start, range.end);
+        return range.single != 0 ? IntStream.of(range.single) : IntStream.rangeClosed(range.start, range.end);
     }
 
     @Override
