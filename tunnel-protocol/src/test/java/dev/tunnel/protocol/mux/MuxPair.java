@@ -24,6 +24,8 @@ final class MuxPair implements AutoCloseable {
     final List<RecordingHandler> acceptedByClient = new ArrayList<>();
     /** Streams the server accepted (opened by the client), in order. */
     final List<RecordingHandler> acceptedByServer = new ArrayList<>();
+    /** When set, the client accepts streams with this instead of a RecordingHandler. */
+    StreamAcceptor clientAcceptor;
 
     MuxPair(MuxSettings serverSettings, MuxSettings clientSettings) {
         this(serverSettings, clientSettings, true);
@@ -31,7 +33,14 @@ final class MuxPair implements AutoCloseable {
 
     MuxPair(MuxSettings serverSettings, MuxSettings clientSettings, boolean serverAccepts) {
         server = new MuxSession(true, serverSettings, serverAccepts ? acceptInto(acceptedByServer) : null);
-        client = new MuxSession(false, clientSettings, acceptInto(acceptedByClient));
+        StreamAcceptor recording = acceptInto(acceptedByClient);
+        client = new MuxSession(false, clientSettings, (stream, proxyId, source) -> {
+            if (clientAcceptor != null) {
+                clientAcceptor.accept(stream, proxyId, source);
+            } else {
+                recording.accept(stream, proxyId, source);
+            }
+        });
         serverChannel = new EmbeddedChannel(new FrameDecoder(), new FrameEncoder(), server);
         clientChannel = new EmbeddedChannel(new FrameDecoder(), new FrameEncoder(), client);
         // what login would do: each side learns the other's initial window
