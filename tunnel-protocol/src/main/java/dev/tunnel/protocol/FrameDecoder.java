@@ -20,6 +20,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
 
     private final int maxDataPayload;
     private final int maxControlPayload;
+    private boolean failed;
 
     public FrameDecoder() {
         this(DEFAULT_MAX_DATA_PAYLOAD, DEFAULT_MAX_CONTROL_PAYLOAD);
@@ -32,6 +33,23 @@ public final class FrameDecoder extends ByteToMessageDecoder {
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        if (failed) {
+            in.skipBytes(in.readableBytes());
+            return;
+        }
+        try {
+            decodeFrames(in, out);
+        } catch (ProtocolException e) {
+            // The byte stream cannot be re-synchronised after a bad frame. Drop what is buffered and
+            // all that follows, or decodeLast would raise the same error again when the connection
+            // closes and the reason would be logged twice.
+            failed = true;
+            in.skipBytes(in.readableBytes());
+            throw e;
+        }
+    }
+
+    private void decodeFrames(ByteBuf in, List<Object> out) {
         while (in.readableBytes() >= Frame.HEADER_LENGTH) {
             int start = in.readerIndex();
             byte type = in.getByte(start);

@@ -41,19 +41,25 @@ public final class FrameEncoder extends MessageToMessageEncoder<Frame> {
         int start = buf.writerIndex();
         buf.writerIndex(start + Frame.HEADER_LENGTH);
         byte type;
-        if (frame instanceof WindowUpdateFrame w) {
-            type = Frame.TYPE_WINDOW_UPDATE;
-            buf.writeInt(w.increment());
-        } else if (frame instanceof ResetFrame r) {
-            type = Frame.TYPE_RESET;
-            buf.writeInt(r.code());
-        } else if (frame instanceof OpenFrame o) {
-            type = Frame.TYPE_OPEN;
-            buf.writeInt(o.proxyId());
-            ControlCodec.writeString(buf, o.source());
-        } else {
-            type = Frame.TYPE_CONTROL;
-            ControlCodec.encode(((ControlFrame) frame).message(), buf);
+        try {
+            if (frame instanceof WindowUpdateFrame w) {
+                type = Frame.TYPE_WINDOW_UPDATE;
+                buf.writeInt(w.increment());
+            } else if (frame instanceof ResetFrame r) {
+                type = Frame.TYPE_RESET;
+                buf.writeInt(r.code());
+            } else if (frame instanceof OpenFrame o) {
+                type = Frame.TYPE_OPEN;
+                buf.writeInt(o.proxyId());
+                ControlCodec.writeString(buf, o.source());
+            } else {
+                type = Frame.TYPE_CONTROL;
+                ControlCodec.encode(((ControlFrame) frame).message(), buf);
+            }
+        } catch (RuntimeException e) {
+            // e.g. a string over ControlCodec.MAX_STRING: buf is not in out yet, so nobody else frees it
+            buf.release();
+            throw e;
         }
         int length = buf.writerIndex() - start - Frame.HEADER_LENGTH;
         buf.setByte(start, type);

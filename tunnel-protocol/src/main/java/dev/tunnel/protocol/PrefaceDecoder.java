@@ -19,8 +19,25 @@ public final class PrefaceDecoder extends ByteToMessageDecoder {
     public record PrefaceEvent(int version) {
     }
 
+    private boolean failed;
+
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        if (failed) {
+            in.skipBytes(in.readableBytes());
+            return;
+        }
+        try {
+            decodePreface(ctx, in);
+        } catch (ProtocolException e) {
+            // Drop the peer's bytes, or decodeLast would raise the same error again at close.
+            failed = true;
+            in.skipBytes(in.readableBytes());
+            throw e;
+        }
+    }
+
+    private void decodePreface(ChannelHandlerContext ctx, ByteBuf in) {
         if (in.readableBytes() < 4) {
             checkPartialMagic(in);
             return;

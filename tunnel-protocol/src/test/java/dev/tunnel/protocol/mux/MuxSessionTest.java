@@ -1,0 +1,459 @@
+package dev.tunnel.protocol.mux;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tunnel.protocol.ControlFrame;
+import dev.tunnel.protocol.ControlMessage.CloseProxy;
+import dev.tunnel.protocol.ControlMessage.Pong;
+import dev.tunnel.protocol.DataFrame;
+import dev.tunnel.protocol.Frame;
+import dev.tunnel.protocol.FrameDecoder;
+import dev.tunnel.protocol.OpenFrame;
+import dev.tunnel.protocol.ProtocolException;
+import dev.tunnel.protocol.ResetCode;
+import dev.tunnel.protocol.ResetFrame;
+import dev.tunnel.protocol.WindowUpdateFrame;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Two MuxSessions back to back on EmbeddedChannels with the real codec: ordering, per-stream
+ * credit, FIN/RESET, session close and protocol errors, as the streams' handlers see them.
+ */
+@Timeout(20)
+class MuxSessionTest {
+    private static final int WINDOW = 16 * 1024;
+    /** No auto-tuning: initial == max. */
+    private static final MuxSettings FIXED = new MuxSettings(WINDOW, WINDOW);
+
+    private MuxPair pair;
+
+    @AfterEach
+    void close() {
+        if (pair != null) {
+            pair.close();
+        }
+    }
+
+    @Test
+    void openedStreamCarriesDataBothWaysInOrder() {
+        pair = new MuxPair(MuxSettings.defaults(), MuxSettings.defaults());
+        RecordingHandler serverSide = pair.openFromServer().autoConsume();
+        byte[] up = random(300_000, 1);
+        byte[] down = random(200_000, 2);
+        writeInChunks(serverSide.stream, up, 7000);
+        pair.shuttle();
+
+        assertThat(pair.acceptedByClient).hasSize(1);
+        RecordingHandler clientSide = pair.acceptedByClient.get(0).autoConsume();
+        clientSide.consumeAll(); // what arrived before the handler switched to consuming as it reads
+        assertThat(clientSide.stream.id()).isEqualTo(serverSide.stream.id()).isOdd();
+        assertThat(clientSide.proxyId).isEqualTo(1);
+        assertThat(clientSide.source).isEqualTo("203.0.113.7:40000");
+        writeInChunks(clientSide.stream, down, 5000);
+        pair.shuttle();
+
+        assertSameBytes(clientSide.received(), up);
+        assertSameBytes(serverSide.received(), down);
+        assertThat(clientSide.chunkSizes).allSatisfy(n -> assertThat(n).isBetween(1, MuxStream.MAX_CHUNK));
+        assertThat(serverSide.resets).isEmpty();
+        assertThat(clientSide.resets).isEmpty();
+    }
+
+    @Test
+    void clientOpenedStreamsUseEvenIds() {
+        pair = new MuxPair(MuxSettings.defaults(), MuxSettings.defaults());
+        RecordingHandler a = pair.openFromClient();
+        RecordingHandler b = pair.openFromClient();
+        pair.shuttle();
+        assertThat(a.stream.id()).isEqualTo(2);
+        assertThat(b.stream.id()).isEqualTo(4);
+        assertThat(pair.acceptedByServer).extracting(h -> h.stream.id()).containsExactly(2, 4);
+    }
+
+    @Test
+    void senderStopsAtThePeersWindowAndResumesOnlyWhenTheReceiverConsumes() {
+        pair = new MuxPair(FIXED, FIXED);
+        RecordingHandler sender = pair.openFromServer();
+        byte[] payload = random(WINDOW + 4096, 3);
+        boolean writable = sender.stream.write(Unpooled.wrappedBuffer(payload));
+        pair.shuttle();
+        RecordingHandler receiver = pair.acceptedByClient.get(0);
+
+        assertThat(writable).isFalse();
+        assertThat(sender.stream.isWritable()).isFalse();
+        assertThat(receiver.receivedBytes()).isEqualTo(WINDOW);
+
+        // bytes taken off the stream but not consumed return no credit, however long we wait
+        pair.shuttle();
+        assertThat(receiver.receivedBytes()).isEqualTo(WINDOW);
+        assertThat(pair.clientChannel.outboundMessages()).isEmpty();
+
+        // just under half a window consumed: still no credit
+        receiver.consume(WINDOW / 2 - 1);
+        pair.shuttle();
+        assertThat(receiver.receivedBytes()).isEqualTo(WINDOW);
+        assertThat(sender.writables).isZero();
+
+        // half a window: credit goes back, the waiting 4 KiB leave, the sender may write again
+        receiver.consume(1);
+        pair.shuttle();
+        assertThat(receiver.receivedBytes()).isEqualTo(WINDOW + 4096);
+        assertSameBytes(receiver.received(), payload);
+        assertThat(sender.writables).isEqualTo(1);
+        assertThat(sender.stream.isWritable()).isTrue();
+    }
+
+    @Test
+    void exactlyTheWindowLeavesOnTheWire() {
+        pair = new MuxPair(FIXED, FIXED);
+        RecordingHandler sender = pair.openFromServer();
+        sender.stream.write(Unpooled.wrappedBuffer(random(3 * WINDOW, 4)));
+        pair.serverChannel.runPendingTasks();
+        int dataBytes = 0;
+        EmbeddedChannel decoder = new EmbeddedChannel(new FrameDecoder());
+        ByteBuf buf;
+        while ((buf = pair.serverChannel.readOutbound()) != null) {
+            decoder.writeInbound(buf);
+        }
+        Frame frame;
+        while ((frame = decoder.readInbound()) != null) {
+            if (frame instanceof DataFrame data) {
+                dataBytes += data.content().readableBytes();
+                data.release();
+            }
+        }
+        decoder.finishAndReleaseAll();
+        assertThat(dataBytes).isEqualTo(WINDOW);
+    }
+
+    @Test
+    void stalledReceiverBlocksOnlyItsOwnStream() {
+        pair = new MuxPair(FIXED, FIXED);
+        RecordingHandler stalled = pair.openFromServer();
+        RecordingHandler flowing = pair.openFromServer();
+        stalled.stream.write(Unpooled.wrappedBuffer(random(2 * WINDOW, 5)));
+        pair.shuttle();
+        pair.acceptedByClient.get(1).autoConsume();
+
+        byte[] big = random(20 * WINDOW, 6);
+        int offset = 0;
+        while (offset < big.length) {
+            int n = Math.min(4096, big.length - offset);
+            flowing.stream.write(Unpooled.wrappedBuffer(big, offset, n));
+            offset += n;
+            pair.shuttle();
+        }
+
+        assertSameBytes(pair.acceptedByClient.get(1).received(), big);
+        assertThat(pair.acceptedByClient.get(0).receivedBytes()).isEqualTo(WINDOW);
+        assertThat(stalled.stream.isWritable()).isFalse();
+        assertThat(flowing.stream.isWritable()).isTrue();
+    }
+
+    @Test
+    void finInBothDirectionsRemovesTheStream() {
+        pair = new MuxPair(FIXED, FIXED);
+        RecordingHandler serverSide = pair.openFromServer().autoConsume();
+        serverSide.stream.write(Unpooled.wrappedBuffer(random(100, 7)));
+        serverSide.stream.shutdownOutput();
+        pair.shuttle();
+        RecordingHandler clientSide = pair.acceptedByClient.get(0);
+        assertThat(clientSide.events).containsExactly("data", "fin");
+        assertThat(pair.server.streamCount()).isEqualTo(1);
+        assertThat(pair.client.streamCount()).isEqualTo(1);
+
+        // half-closed: the other direction still flows, and a write after our FIN is refused
+        clientSide.stream.write(Unpooled.wrappedBuffer(random(50, 8)));
+        assertThat(serverSide.stream.write(Unpooled.wrappedBuffer(new byte[1]))).isFalse();
+        pair.shuttle();
+        assertThat(serverSide.receivedBytes()).isEqualTo(50);
+
+        clientSide.stream.shutdownOutput(); // nothing waiting: an empty DATA+FIN
+        pair.shuttle();
+        assertThat(serverSide.events).containsExactly("data", "fin");
+        assertThat(pair.server.streamCount()).isZero();
+        assertThat(pair.client.streamCount()).isZero();
+        assertThat(serverSide.stream.isClosed()).isTrue();
+        assertThat(clientSide.stream.isClosed()).isTrue();
+        assertThat(serverSide.resets).isEmpty();
+        assertThat(clientSide.resets).isEmpty();
+    }
+
+    @Test
+    void finWaitsBehindBytesThatWaitForCredit() {
+        pair = new MuxPair(FIXED, FIXED);
+        RecordingHandler sender = pair.openFromServer();
+        sender.stream.write(Unpooled.wrappedBuffer(random(WINDOW + 10, 9)));
+        sender.stream.shutdownOutput();
+        pair.shuttle();
+        RecordingHandler receiver = pair.acceptedByClient.get(0);
+        assertThat(receiver.fins).isZero();
+        receiver.consumeAll();
+        pair.shuttle();
+        assertThat(receiver.receivedBytes()).isEqualTo(WINDOW + 10);
+        assertThat(receiver.fins).isEqualTo(1);
+        assertThat(receiver.events.get(receiver.events.size() - 1)).isEqualTo("fin");
+    }
+
+    @Test
+    void resetFromTheServerReachesTheClientHandler() {
+        pair = new MuxPair(FIXED, FIXED);
+        RecordingHandler serverSide = pair.openFromServer();
+        serverSide.stream.write(Unpooled.wrappedBuffer(random(2 * WINDOW, 10))); // some bytes wait
+        pair.shuttle();
+        serverSide.stream.reset(ResetCode.CANCEL);
+        pair.shuttle();
+        assertThat(pair.acceptedByClient.get(0).resets).containsExactly(ResetCode.CANCEL);
+        assertThat(serverSide.resets).as("the side that resets is not told").isEmpty();
+        assertThat(pair.server.streamCount()).isZero();
+        assertThat(pair.client.streamCount()).isZero();
+        assertThat(serverSide.stream.write(Unpooled.wrappedBuffer(new byte[10]))).isFalse();
+    }
+
+    @Test
+    void resetFromTheClientReachesTheServerHandler() {
+        pair = new MuxPair(FIXED, FIXED);
+        RecordingHandler serverSide = pair.openFromServer();
+        pair.shuttle();
+        pair.acceptedByClient.get(0).stream.reset(ResetCode.CONNECT_FAILED);
+        pair.shuttle();
+        assertThat(serverSide.resets).containsExactly(ResetCode.CONNECT_FAILED);
+        assertThat(pair.server.streamCount()).isZero();
+        assertThat(pair.client.streamCount()).isZero();
+    }
+
+    @Test
+    void peerExceedingItsCreditGetsFlowControlError() {
+        pair = new MuxPair(FIXED, FIXED);
+        RecordingHandler serverSide = pair.openFromServer();
+        pair.shuttle();
+        RecordingHandler clientSide = pair.acceptedByClient.get(0);
+        int id = serverSide.stream.id();
+
+        // a misbehaving server: one byte more than the client's window, straight onto the wire
+        ByteBuf payload = Unpooled.wrappedBuffer(new byte[WINDOW + 1]);
+        pair.clientChannel.writeInbound(new DataFrame(id, payload, false));
+        assertThat(payload.refCnt()).isZero();
+        assertThat(clientSide.resets).containsExactly(ResetCode.FLOW_CONTROL_ERROR);
+        assertThat(clientSide.receivedBytes()).isZero();
+        assertThat(pair.client.streamCount()).isZero();
+
+        pair.shuttle();
+        assertThat(serverSide.resets).containsExactly(ResetCode.FLOW_CONTROL_ERROR);
+        assertThat(pair.server.streamCount()).isZero();
+    }
+
+    @Test
+    void dataAfterFinIsAProtocolError() {
+        pair = new MuxPair(FIXED, FIXED);
+        RecordingHandler serverSide = pair.openFromServer();
+        serverSide.stream.shutdownOutput();
+        pair.shuttle();
+        RecordingHandler clientSide = pair.acceptedByClient.get(0);
+        ByteBuf late = Unpooled.wrappedBuffer(new byte[5]);
+        pair.clientChannel.writeInbound(new DataFrame(serverSide.stream.id(), late, false));
+        assertThat(late.refCnt()).isZero();
+        assertThat(clientSide.resets).containsExactly(ResetCode.PROTOCOL_ERROR);
+        pair.shuttle();
+        assertThat(serverSide.resets).containsExactly(ResetCode.PROTOCOL_ERROR);
+    }
+
+    @Test
+    void dataForAnUnknownStreamIsDroppedAndReleased() {
+        pair = new MuxPair(FIXED, FIXED);
+        ByteBuf payload = Unpooled.wrappedBuffer(new byte[100]);
+        pair.clientChannel.writeInbound(new DataFrame(99, payload, true));
+        assertThat(payload.refCnt()).isZero();
+        assertThat((Object) pair.clientChannel.readInbound()).isNull();
+        // and WINDOW_UPDATE / RESET for unknown streams are ignored, not errors
+        pair.clientChannel.writeInbound(new WindowUpdateFrame(99, 10), new ResetFrame(99, ResetCode.CANCEL));
+        pair.clientChannel.checkException();
+        assertThat(pair.client.streamCount()).isZero();
+    }
+
+    @Test
+    void sessionCloseResetsEveryOpenStream() {
+        pair = new MuxPair(FIXED, FIXED);
+        RecordingHandler a = pair.openFromServer();
+        RecordingHandler b = pair.openFromServer();
+        RecordingHandler c = pair.openFromServer();
+        a.stream.write(Unpooled.wrappedBuffer(random(2 * WINDOW, 11))); // bytes waiting for credit
+        pair.shuttle();
+        assertThat(pair.client.streamCount()).isEqualTo(3);
+
+        pair.serverChannel.close();
+        for (RecordingHandler h : new RecordingHandler[] {a, b, c}) {
+            assertThat(h.resets).containsExactly(ResetCode.SESSION_CLOSED);
+            assertThat(h.stream.isClosed()).isTrue();
+        }
+        assertThat(pair.server.streamCount()).isZero();
+
+        ByteBuf late = Unpooled.wrappedBuffer(new byte[10]);
+        assertThat(b.stream.write(late)).isFalse();
+        assertThat(late.refCnt()).isZero();
+
+        pair.clientChannel.close();
+        assertThat(pair.acceptedByClient).allSatisfy(h -> assertThat(h.resets).containsExactly(ResetCode.SESSION_CLOSED));
+        assertThat(pair.client.streamCount()).isZero();
+    }
+
+    @Test
+    void openWithWrongParityIsAProtocolError() {
+        pair = new MuxPair(FIXED, FIXED);
+        // the client only accepts odd ids from the server
+        assertThatThrownBy(() -> pair.clientChannel.writeInbound(new OpenFrame(2, 1, "x")))
+                .isInstanceOf(ProtocolException.class)
+                .hasMessage("peer opened stream 2 out of order (last 0)");
+        assertThat(pair.client.streamCount()).isZero();
+    }
+
+    @Test
+    void openOutOfOrderOrReusedIsAProtocolError() {
+        pair = new MuxPair(FIXED, FIXED);
+        pair.clientChannel.writeInbound(new OpenFrame(5, 1, "x"));
+        assertThatThrownBy(() -> pair.clientChannel.writeInbound(new OpenFrame(3, 1, "x")))
+                .isInstanceOf(ProtocolException.class)
+                .hasMessage("peer opened stream 3 out of order (last 5)");
+        assertThatThrownBy(() -> pair.clientChannel.writeInbound(new OpenFrame(5, 1, "x")))
+                .isInstanceOf(ProtocolException.class)
+                .hasMessage("peer opened stream 5 out of order (last 5)");
+        assertThat(pair.client.streamCount()).isEqualTo(1);
+    }
+
+    @Test
+    void streamFramesBeforeLoginAreAProtocolError() {
+        MuxSession session = new MuxSession(false, FIXED, (s, p, src) -> { });
+        EmbeddedChannel ch = new EmbeddedChannel(session);
+        ByteBuf payload = Unpooled.wrappedBuffer(new byte[3]);
+        assertThatThrownBy(() -> ch.writeInbound(new DataFrame(1, payload, false)))
+                .isInstanceOf(ProtocolException.class)
+                .hasMessage("stream frame before login completed");
+        assertThat(payload.refCnt()).isZero();
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void sessionWithoutAcceptorRefusesStreams() {
+        pair = new MuxPair(FIXED, FIXED, false);
+        RecordingHandler clientSide = pair.openFromClient();
+        clientSide.stream.write(Unpooled.wrappedBuffer(random(1000, 12)));
+        pair.shuttle();
+        assertThat(clientSide.resets).containsExactly(ResetCode.REFUSED);
+        assertThat(pair.server.streamCount()).isZero();
+        assertThat(pair.client.streamCount()).isZero();
+    }
+
+    @Test
+    void controlFramesOtherThanPingGoToTheNextHandler() {
+        pair = new MuxPair(FIXED, FIXED);
+        ControlFrame close = new ControlFrame(new CloseProxy(3, "web"));
+        pair.client.channel().writeAndFlush(close);
+        pair.shuttle();
+        assertThat((Object) pair.serverChannel.readInbound()).isEqualTo(close);
+    }
+
+    @Test
+    void pingIsAnsweredAndThePongSetsTheRtt() {
+        pair = new MuxPair(FIXED, FIXED);
+        assertThat(pair.server.rttNanos()).isZero();
+        pair.server.ping();
+        pair.shuttle();
+        assertThat(pair.server.rttNanos()).isPositive();
+        assertThat((Object) pair.serverChannel.readInbound()).isInstanceOf(ControlFrame.class);
+        assertThat((Object) pair.clientChannel.readInbound()).as("the ping is answered, not passed on").isNull();
+    }
+
+    /**
+     * A fast consumer on a link with a (simulated) 5 s RTT: half the window is consumed well under
+     * two round trips, so the stream's receive window doubles until the maximum.
+     */
+    @Test
+    void receiveWindowGrowsForAFastConsumerOnALongLink() {
+        MuxSettings tuned = new MuxSettings(WINDOW, 8 * WINDOW);
+        pair = new MuxPair(tuned, tuned);
+        long rtt = TimeUnit.SECONDS.toNanos(5);
+        pair.clientChannel.writeInbound(new ControlFrame(new Pong(System.nanoTime() - rtt)));
+        assertThat(pair.client.rttNanos()).isGreaterThanOrEqualTo(rtt);
+
+        RecordingHandler sender = pair.openFromServer();
+        pair.shuttle();
+        RecordingHandler receiver = pair.acceptedByClient.get(0).autoConsume();
+        byte[] payload = random(40 * WINDOW, 13);
+        writeInChunks(sender.stream, payload, 4096);
+        pair.shuttle();
+
+        assertSameBytes(receiver.received(), payload);
+        assertThat(receiver.stream.receiveWindow()).isEqualTo(8 * WINDOW);
+    }
+
+    @Test
+    void receiveWindowStaysPutWithoutAnRtt() {
+        MuxSettings tuned = new MuxSettings(WINDOW, 8 * WINDOW);
+        pair = new MuxPair(tuned, tuned);
+        RecordingHandler sender = pair.openFromServer();
+        pair.shuttle();
+        RecordingHandler receiver = pair.acceptedByClient.get(0).autoConsume();
+        writeInChunks(sender.stream, random(10 * WINDOW, 14), 4096);
+        pair.shuttle();
+        assertThat(receiver.receivedBytes()).isEqualTo(10 * WINDOW);
+        assertThat(receiver.stream.receiveWindow()).isEqualTo(WINDOW);
+    }
+
+    /** A stream is writable only while its session connection is under the high watermark too. */
+    @Test
+    void streamIsNotWritableWhileTheConnectionIsAboveItsWatermark() {
+        pair = new MuxPair(FIXED, FIXED);
+        pair.serverChannel.config().setWriteBufferWaterMark(new WriteBufferWaterMark(256, 512));
+        RecordingHandler sender = pair.openFromServer();
+        assertThat(sender.stream.write(Unpooled.wrappedBuffer(new byte[2000]))).isFalse();
+        assertThat(pair.serverChannel.isWritable()).isFalse();
+        assertThat(sender.writables).isZero();
+
+        pair.serverChannel.runPendingTasks(); // the scheduled flush drains the connection
+        assertThat(pair.serverChannel.isWritable()).isTrue();
+        assertThat(sender.writables).isEqualTo(1);
+        assertThat(sender.stream.isWritable()).isTrue();
+        pair.shuttle();
+        assertThat(pair.acceptedByClient.get(0).receivedBytes()).isEqualTo(2000);
+    }
+
+    // ---- helpers ----
+
+    /** Compares by length and SHA-256 so a mismatch reads as a short message, not a megabyte dump. */
+    private static void assertSameBytes(byte[] actual, byte[] expected) {
+        assertThat(actual.length).as("bytes received").isEqualTo(expected.length);
+        assertThat(sha256(actual)).as("sha-256 of the bytes received").isEqualTo(sha256(expected));
+    }
+
+    private static String sha256(byte[] bytes) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (NoSuchAlgorithmException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static void writeInChunks(MuxStream stream, byte[] bytes, int chunk) {
+        for (int offset = 0; offset < bytes.length; offset += chunk) {
+            stream.write(Unpooled.wrappedBuffer(bytes, offset, Math.min(chunk, bytes.length - offset)));
+        }
+    }
+
+    private static byte[] random(int size, long seed) {
+        byte[] bytes = new byte[size];
+        new Random(seed).nextBytes(bytes);
+        return bytes;
+    }
+}
