@@ -90,25 +90,28 @@ final class TlsEcho implements AutoCloseable {
             throws Exception {
         byte[] bytes = message.getBytes(StandardCharsets.UTF_8);
         CompletableFuture<String> echoed = new CompletableFuture<>();
+        // Captured in initChannel: a fast handshake failure closes the channel and empties the pipeline.
+        SslHandler[] sslHolder = new SslHandler[1];
         Channel channel = new Bootstrap()
                 .group(group)
                 .channel(NioSocketChannel.class)
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(
-                                TlsContexts.newClientHandler(clientContext, ch.alloc(), serverName, port(), verifyHostname),
-                                new Collector(bytes.length, echoed));
+                        SslHandler ssl = TlsContexts.newClientHandler(
+                                clientContext, ch.alloc(), serverName, port(), verifyHostname);
+                        ssl.handshakeFuture().addListener(f -> {
+                            if (!f.isSuccess()) {
+                                echoed.completeExceptionally(f.cause());
+                            }
+                        });
+                        sslHolder[0] = ssl;
+                        ch.pipeline().addLast(ssl, new Collector(bytes.length, echoed));
                     }
                 })
                 .connect("127.0.0.1", port()).sync().channel();
         try {
-            SslHandler ssl = channel.pipeline().get(SslHandler.class);
-            ssl.handshakeFuture().addListener(f -> {
-                if (!f.isSuccess()) {
-                    echoed.completeExceptionally(f.cause());
-                }
-            });
+            SslHandler ssl = sslHolder[0];
             ssl.handshakeFuture().await(5, TimeUnit.SECONDS);
             channel.writeAndFlush(Unpooled.wrappedBuffer(bytes));
             String text = echoed.get(5, TimeUnit.SECONDS);
