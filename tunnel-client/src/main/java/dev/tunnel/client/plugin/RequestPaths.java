@@ -98,7 +98,7 @@ final class RequestPaths {
         return new Lookup(HttpResponseStatus.OK, real, rawPath);
     }
 
-    /** Whether {@code rawPath} names the top of the served tree (no parent link in listings). */
+    /** Whether {@code directory} (a resolved real path) is the top of the served tree: no parent link in listings. */
     boolean isTop(Path directory) {
         return directory.equals(root);
     }

@@ -123,8 +123,8 @@ final class TlsEcho implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
-        serverChannel.close().sync();
+    public void close() {
+        serverChannel.close().syncUninterruptibly();
     }
 
     /** Accumulates the echo until {@code expected} bytes arrived; fails the future when the channel dies first. */
