@@ -3,8 +3,6 @@ package dev.tunnel.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
@@ -26,7 +24,7 @@ class LocalAppDownTest {
 
     @Test
     void publicConnectionIsClosedWhenTheLocalAppIsDown() throws Exception {
-        int closedPort = freePort();
+        int closedPort = FreePorts.one();
         EchoServer echo = tunnel.echoServer();
         TunnelExtension.Tunnel t = tunnel.builder()
                 .proxy("down", closedPort)
@@ -62,13 +60,6 @@ class LocalAppDownTest {
             throw new AssertionError("public connection still open after " + PROMPT_MILLIS + " ms", e);
         } catch (SocketException e) {
             return "reset";
-        }
-    }
-
-    /** A port nothing listens on (free a moment ago). */
-    static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
         }
     }
 }
