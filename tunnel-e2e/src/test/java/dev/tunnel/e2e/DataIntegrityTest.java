@@ -3,6 +3,7 @@ package dev.tunnel.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
@@ -70,6 +71,10 @@ class DataIntegrityTest {
         int open = connections.size();
         long lastProgress = System.nanoTime();
         while (open > 0) {
+            if (Thread.currentThread().isInterrupted()) {
+                // @Timeout interrupts this thread; a selector only wakes up, so stop here.
+                throw new InterruptedIOException("interrupted; " + describe(connections));
+            }
             if (selector.select(1000) == 0) {
                 if (System.nanoTime() - lastProgress > STALL_NANOS) {
                     throw new AssertionError("no progress for 30 s; " + describe(connections));
