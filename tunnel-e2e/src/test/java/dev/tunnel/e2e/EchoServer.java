@@ -11,8 +11,8 @@ import java.util.concurrent.Executors;
 
 /**
  * A local app for tests: echoes every byte back and, on EOF, half-closes its own output, so a
- * test sees whether half-close travels. One virtual... one platform thread per connection
- * (Java 17), daemon, bounded by the test's connection count.
+ * test sees whether half-close travels. One daemon platform thread per connection (Java 17),
+ * so the thread count is bounded by the test's connection count.
  */
 final class EchoServer implements AutoCloseable {
     private final ServerSocket server;

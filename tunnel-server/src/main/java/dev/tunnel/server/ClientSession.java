@@ -5,7 +5,6 @@ import dev.tunnel.protocol.ControlMessage.NewProxyResult;
 import dev.tunnel.protocol.mux.MuxSession;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.EventLoopGroup;
-import java.net.BindException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
@@ -98,11 +97,12 @@ final class ClientSession {
         bound.addListener(f -> mux.eventLoop().execute(() -> {
             if (!f.isSuccess()) {
                 ports.release(port, this);
-                if (onInUse != null && f.cause() instanceof BindException) {
+                boolean inUse = BindFailures.addressInUse(f.cause());
+                if (onInUse != null && inUse) {
                     onInUse.run();
                     return;
                 }
-                String reason = f.cause() instanceof BindException
+                String reason = inUse
                         ? "port " + port + " is already in use on " + proxyBindAddr
                         : "failed to bind on [" + proxyBindAddr + ":" + port + "]: " + f.cause().getMessage();
                 reply.accept(failed(request, reason));

@@ -11,7 +11,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.ssl.SslContext;
-import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -71,7 +70,7 @@ public final class TunnelServer implements AutoCloseable {
             try {
                 listener = bootstrap.bind(config.bindAddr, config.bindPort).sync().channel();
             } catch (Exception e) {
-                String reason = e instanceof BindException ? "address in use" : e.getMessage();
+                String reason = BindFailures.addressInUse(e) ? "address in use" : e.getMessage();
                 throw new IllegalStateException("failed to bind on [" + config.bindAddr + ":" + config.bindPort + "]: "
                         + reason, e);
             }
