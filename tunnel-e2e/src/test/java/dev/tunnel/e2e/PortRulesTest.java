@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.tunnel.server.config.ServerConfig;
-import dev.tunnel.server.config.ServerConfig.PortRange;
+import dev.tunnel.server.config.PortRange;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;

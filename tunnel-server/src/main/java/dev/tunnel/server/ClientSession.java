@@ -4,7 +4,6 @@ import dev.tunnel.protocol.ControlMessage.NewProxy;
 import dev.tunnel.protocol.ControlMessage.NewProxyResult;
 import dev.tunnel.protocol.mux.MuxSession;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.EventLoopGroup;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
@@ -25,17 +24,15 @@ final class ClientSession {
     private final String id;
     private final MuxSession mux;
     private final PortRegistry ports;
-    private final EventLoopGroup acceptGroup;
     private final String proxyBindAddr;
     private final Map<Integer, ProxyListener> proxies = new HashMap<>();
     private final Map<Integer, Integer> reservedPorts = new HashMap<>();
     private boolean closed;
 
-    ClientSession(String id, MuxSession mux, PortRegistry ports, EventLoopGroup acceptGroup, String proxyBindAddr) {
+    ClientSession(String id, MuxSession mux, PortRegistry ports, String proxyBindAddr) {
         this.id = id;
         this.mux = mux;
         this.ports = ports;
-        this.acceptGroup = acceptGroup;
         this.proxyBindAddr = proxyBindAddr;
     }
 
@@ -93,7 +90,7 @@ final class ClientSession {
 
     private void bind(NewProxy request, int port, Consumer<NewProxyResult> reply, Runnable onInUse) {
         ProxyListener listener = new ProxyListener(request.name(), request.proxyId(), mux);
-        ChannelFuture bound = listener.bind(acceptGroup, proxyBindAddr, port);
+        ChannelFuture bound = listener.bind(proxyBindAddr, port);
         bound.addListener(f -> mux.eventLoop().execute(() -> {
             if (!f.isSuccess()) {
                 ports.release(port, this);

@@ -10,7 +10,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import java.net.InetSocketAddress;
 import org.slf4j.Logger;
@@ -20,8 +19,9 @@ import org.slf4j.LoggerFactory;
  * The public port of one proxy. Each accepted connection becomes a stream on the client's
  * session at once: the OPEN frame and the first bytes go out without waiting for the client.
  *
- * <p>Threading: accepted channels are registered on the session's event loop, so the public
- * socket, its stream and the tunnel connection share one thread.
+ * <p>Threading: the listening socket and every accepted channel live on the session's event
+ * loop, so accepting a connection, its stream and the tunnel connection share one thread and a
+ * new connection costs no hand-off between threads.
  */
 final class ProxyListener {
     private static final Logger log = LoggerFactory.getLogger(ProxyListener.class);
@@ -37,9 +37,9 @@ final class ProxyListener {
         this.session = session;
     }
 
-    ChannelFuture bind(EventLoopGroup acceptGroup, String host, int port) {
+    ChannelFuture bind(String host, int port) {
         ServerBootstrap bootstrap = new ServerBootstrap()
-                .group(acceptGroup, session.eventLoop())
+                .group(session.eventLoop(), session.eventLoop())
                 .channel(Transports.serverChannel())
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .option(ChannelOption.SO_REUSEADDR, true)

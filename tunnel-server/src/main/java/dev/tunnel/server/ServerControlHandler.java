@@ -119,7 +119,7 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
         }
         loginTimeout.cancel(false);
         String id = Long.toString(SESSION_IDS.incrementAndGet());
-        session = new ClientSession(id, mux, server.ports(), server.acceptGroup(), server.proxyBindAddr());
+        session = new ClientSession(id, mux, server.ports(), server.proxyBindAddr());
         ctx.writeAndFlush(new ControlFrame(new LoginResult(LoginResult.OK, "", server.version(), id,
                 mux.settings().initialWindow())));
         heartbeat.start(ctx.pipeline().context(TunnelPipeline.HEARTBEAT));

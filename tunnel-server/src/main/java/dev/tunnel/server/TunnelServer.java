@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * The tunnel server: listens on {@code bindAddr:bindPort} for clients, and opens public ports
  * for the proxies they register. {@link #start} returns once the port is bound.
  *
- * <p>Threads: one accept loop for the tunnel port and every public port; a worker group whose
- * loops each run some client sessions together with all their public connections.
+ * <p>Threads: one accept loop for the tunnel port; a worker group whose loops each run some
+ * client sessions together with their public ports and all their public connections.
  */
 public final class TunnelServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TunnelServer.class);
@@ -47,7 +47,7 @@ public final class TunnelServer implements AutoCloseable {
         EventLoopGroup workerGroup = Transports.newGroup(0, "tunnel-worker");
         try {
             PortRegistry ports = new PortRegistry(new AllowedPorts(config), config.maxPortsPerClient);
-            ServerContext context = new ServerContext(config.auth.token, config.transport.tcpMux, ports, acceptGroup,
+            ServerContext context = new ServerContext(config.auth.token, config.transport.tcpMux, ports,
                     config.effectiveProxyBindAddr(), Version.get(), LOGIN_TIMEOUT_SECONDS);
             MuxSettings mux = new MuxSettings(config.transport.tcpMuxInitialWindow, config.transport.tcpMuxMaxWindow);
             ServerBootstrap bootstrap = new ServerBootstrap()
