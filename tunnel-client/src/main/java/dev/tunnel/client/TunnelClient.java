@@ -76,7 +76,7 @@ public final class TunnelClient implements AutoCloseable {
         this.proxies = proxies;
         this.plugins = plugins;
         this.identity = new ClientIdentity(Version.get(), hostname(), UUID.randomUUID().toString(), config.auth.token,
-                config.transport.poolCount);
+                config.transport.tcpMux, config.transport.poolCount);
     }
 
     /** Starts the plugins and the first connection; returns at once (see {@link #firstLogin()}). */
@@ -151,7 +151,7 @@ public final class TunnelClient implements AutoCloseable {
             return;
         }
         ClientConfig.Transport t = config.transport;
-        String serverName = t.tls.serverName == null || t.tls.serverName.isEmpty() ? config.serverAddr : t.tls.serverName;
+        String serverName = config.effectiveServerName();
         boolean verifyHostname = t.tls.trustedCaFile != null && !t.tls.trustedCaFile.isEmpty();
         Bootstrap bootstrap = new Bootstrap()
                 .group(group)

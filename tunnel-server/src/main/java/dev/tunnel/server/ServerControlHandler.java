@@ -153,6 +153,8 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
             log.warn("{} closing: TLS handshake failed: {}", ctx.channel(), root.getMessage());
         } else if (cause instanceof DecoderException) {
             log.warn("{} closing: {}", ctx.channel(), root.getMessage());
+        } else if (cause instanceof java.io.IOException) {
+            log.info("{} closing: {}", ctx.channel(), cause.getMessage());
         } else {
             log.warn("{} closing: {}", ctx.channel(), cause.toString());
         }
