@@ -13,6 +13,7 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.OptionalSslHandler;
 import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.util.concurrent.TimeUnit;
 
@@ -44,9 +45,9 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
     protected void initChannel(SocketChannel ch) {
         ChannelPipeline p = ch.pipeline();
         if (tlsForce) {
-            p.addLast(TunnelPipeline.TLS, sslContext.newHandler(ch.alloc()));
+            p.addLast(TunnelPipeline.TLS, newSslHandler(sslContext, ch.alloc(), context.loginTimeoutSeconds()));
         } else {
-            p.addLast(TunnelPipeline.TLS_DETECTOR, new TlsDetector(sslContext));
+            p.addLast(TunnelPipeline.TLS_DETECTOR, new TlsDetector(sslContext, context.loginTimeoutSeconds()));
         }
         MuxSession mux = new MuxSession(true, muxSettings, null);
         Heartbeat heartbeat = new Heartbeat(mux, keepaliveInterval, heartbeatTimeout);
@@ -59,10 +60,20 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
         p.addLast(TunnelPipeline.CONTROL, new ServerControlHandler(context, mux, heartbeat));
     }
 
+    /** The handshake must fit in transport.loginTimeout, which also covers the login after it. */
+    private static SslHandler newSslHandler(SslContext sslContext, io.netty.buffer.ByteBufAllocator alloc, int timeoutSeconds) {
+        SslHandler handler = sslContext.newHandler(alloc);
+        handler.setHandshakeTimeout(timeoutSeconds, TimeUnit.SECONDS);
+        return handler;
+    }
+
     /** Installs TLS for a client whose first byte is a TLS record, and nothing otherwise. */
     private static final class TlsDetector extends OptionalSslHandler {
-        TlsDetector(SslContext sslContext) {
+        private final int timeoutSeconds;
+
+        TlsDetector(SslContext sslContext, int timeoutSeconds) {
             super(sslContext);
+            this.timeoutSeconds = timeoutSeconds;
         }
 
         @Override
@@ -71,8 +82,8 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
         }
 
         @Override
-        protected io.netty.handler.ssl.SslHandler newSslHandler(ChannelHandlerContext ctx, SslContext sslContext) {
-            return sslContext.newHandler(ctx.alloc());
+        protected SslHandler newSslHandler(ChannelHandlerContext ctx, SslContext sslContext) {
+            return ServerChannelInitializer.newSslHandler(sslContext, ctx.alloc(), timeoutSeconds);
         }
     }
 }

@@ -145,7 +145,7 @@ class ClientConfigTest {
     @Test
     void unsupportedFrpKeysTopLevelAndPerProxy() {
         assertThat(messages("""
-                user = "me"
+                clientID = "me"
                 includes = ["./confd/*.toml"]
                 [transport]
                 proxyURL = "http://proxy:8080"
@@ -157,7 +157,7 @@ class ClientConfigTest {
                 [[visitors]]
                 name = "v"
                 """)).containsExactly(
-                "c.toml:1: \"user\" is an frp setting that tunnel does not support yet",
+                "c.toml:1: \"clientID\" is an frp setting that tunnel does not support yet",
                 "c.toml:2: \"includes\" is an frp setting that tunnel does not support yet",
                 "c.toml:4: \"transport.proxyURL\" is an frp setting that tunnel does not support yet",
                 "c.toml:8: \"proxies[0].transport.useEncryption\" is an frp setting that tunnel does not support yet",
