@@ -141,10 +141,7 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
     public void channelInactive(ChannelHandlerContext ctx) {
         String reason = failure;
         if (reason == null && !prefaceSeen) {
-            reason = tls
-                    ? "the server closed the connection before answering (is it a tunnel server, with TLS?)"
-                    : "the server closed the connection before answering (if the server has transport.tls.force = true,"
-                    + " set transport.tls.enable = true here)";
+            reason = closedBeforeAnswering("");
         }
         if (reason == null && loggedIn) {
             reason = "connection to the server lost";
@@ -161,9 +158,19 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
                     + (tls ? "" : " (transport.tls.enable = false here)"));
         } else if (cause instanceof DecoderException) {
             fail(ctx, root.getMessage());
+        } else if (!prefaceSeen && cause instanceof java.io.IOException) {
+            fail(ctx, closedBeforeAnswering(": " + cause.getMessage()));
         } else {
             fail(ctx, cause.toString());
         }
+    }
+
+    private String closedBeforeAnswering(String detail) {
+        return tls
+                ? "the server closed the connection before answering" + detail + " (is it a tunnel server, with TLS?"
+                + " Is this address blocked after failed logins?)"
+                : "the server closed the connection before answering" + detail + " (if the server has"
+                + " transport.tls.force = true, set transport.tls.enable = true here)";
     }
 
     private void fail(ChannelHandlerContext ctx, String reason) {

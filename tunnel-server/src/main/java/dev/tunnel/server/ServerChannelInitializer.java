@@ -45,9 +45,9 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
     protected void initChannel(SocketChannel ch) {
         ChannelPipeline p = ch.pipeline();
         if (tlsForce) {
-            p.addLast(TunnelPipeline.TLS, newSslHandler(sslContext, ch.alloc(), context.loginTimeoutSeconds()));
+            p.addLast(TunnelPipeline.TLS, newSslHandler(sslContext, ch.alloc()));
         } else {
-            p.addLast(TunnelPipeline.TLS_DETECTOR, new TlsDetector(sslContext, context.loginTimeoutSeconds()));
+            p.addLast(TunnelPipeline.TLS_DETECTOR, new TlsDetector(sslContext));
         }
         MuxSession mux = new MuxSession(true, muxSettings, null);
         Heartbeat heartbeat = new Heartbeat(mux, keepaliveInterval, heartbeatTimeout);
@@ -60,20 +60,21 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
         p.addLast(TunnelPipeline.CONTROL, new ServerControlHandler(context, mux, heartbeat));
     }
 
-    /** The handshake must fit in transport.loginTimeout, which also covers the login after it. */
-    private static SslHandler newSslHandler(SslContext sslContext, io.netty.buffer.ByteBufAllocator alloc, int timeoutSeconds) {
+    /**
+     * The handshake must fit in transport.loginTimeout, whose timer (in the control handler) also
+     * covers the login after it and logs which stage was stuck; SslHandler's own timer would close
+     * the connection without a word, so it is off.
+     */
+    private static SslHandler newSslHandler(SslContext sslContext, io.netty.buffer.ByteBufAllocator alloc) {
         SslHandler handler = sslContext.newHandler(alloc);
-        handler.setHandshakeTimeout(timeoutSeconds, TimeUnit.SECONDS);
+        handler.setHandshakeTimeoutMillis(0);
         return handler;
     }
 
     /** Installs TLS for a client whose first byte is a TLS record, and nothing otherwise. */
     private static final class TlsDetector extends OptionalSslHandler {
-        private final int timeoutSeconds;
-
-        TlsDetector(SslContext sslContext, int timeoutSeconds) {
+        TlsDetector(SslContext sslContext) {
             super(sslContext);
-            this.timeoutSeconds = timeoutSeconds;
         }
 
         @Override
@@ -83,7 +84,7 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
 
         @Override
         protected SslHandler newSslHandler(ChannelHandlerContext ctx, SslContext sslContext) {
-            return ServerChannelInitializer.newSslHandler(sslContext, ctx.alloc(), timeoutSeconds);
+            return ServerChannelInitializer.newSslHandler(sslContext, ctx.alloc());
         }
     }
 }

@@ -49,6 +49,7 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
     private final Heartbeat heartbeat;
     private ClientSession session;
     private boolean prefaceSeen;
+    private boolean refused;
     private String serverNonce;
     private ScheduledFuture<?> loginTimeout;
 
@@ -106,6 +107,9 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
             throw new ProtocolException("unexpected " + msg.getClass().getSimpleName());
         }
         ControlMessage message = frame.message();
+        if (refused) {
+            return; // the client pipelines its proxies behind the login; they die with the connection
+        }
         if (session == null) {
             if (!(message instanceof Login login) || serverNonce == null) {
                 throw new ProtocolException("expected login, got " + message.getClass().getSimpleName());
@@ -179,6 +183,7 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void refuse(ChannelHandlerContext ctx, int code, String reason) {
+        refused = true;
         ctx.writeAndFlush(new ControlFrame(new LoginResult(code, reason, server.version(), "", 0, "")))
                 .addListener(ChannelFutureListener.CLOSE);
     }
