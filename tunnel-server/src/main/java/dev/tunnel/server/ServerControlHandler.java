@@ -202,6 +202,13 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (refused || !ctx.channel().isActive()) {
+            // Already closing for a reason that was logged: whatever else the peer sent is noise.
+            log.debug("{} after closing: {}", ctx.channel(), cause.toString());
+            ctx.close();
+            return;
+        }
+        refused = true;
         Throwable root = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
         if (root instanceof NotSslRecordException) {
             log.warn("{} closing: the client did not start TLS, and transport.tls.force = true", ctx.channel());
