@@ -249,6 +249,31 @@ class ClientConfigTest {
         assertThat(ClientConfig.load(file, dir).proxies.get(0).plugin.localPath).isEqualTo("site");
     }
 
+    @Test
+    void userTokenFileAndServerFingerprint() throws Exception {
+        Files.writeString(dir.resolve("token"), "from-file\r\n");
+        ClientConfig cfg = parse("""
+                user = "alice"
+                auth.tokenFile = "token"
+                transport.tls.serverFingerprint = "sha256:%s"
+                """.formatted("ab:".repeat(31) + "ab"));
+        assertThat(cfg.user).isEqualTo("alice");
+        assertThat(cfg.auth.token).isEqualTo("from-file");
+    }
+
+    @Test
+    void badFingerprintUserAndTokenFile() {
+        assertThat(messages("""
+                user = "al ice"
+                auth.tokenFile = "missing"
+                transport.tls.serverFingerprint = "md5:00"
+                """)).containsExactly(
+                "c.toml:1: user: \"al ice\" (expected: no spaces, dots or control characters)",
+                "c.toml:2: auth.tokenFile: file \"missing\" does not exist (looked for " + dir.resolve("missing") + ")",
+                "c.toml:3: transport.tls.serverFingerprint: \"md5:00\" is not a SHA-256 fingerprint"
+                        + " (expected: sha256: and 32 hex bytes, e.g. sha256:AB:CD:...)");
+    }
+
     private ClientConfig parse(String toml) throws ConfigException {
         return ClientConfig.parse(toml, "c.toml", Map.of("FRP_TOKEN", "s3cret")::get, dir);
     }
