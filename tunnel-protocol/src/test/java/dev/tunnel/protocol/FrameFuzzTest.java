@@ -52,7 +52,7 @@ class FrameFuzzTest {
     }
 
     @Property
-    void controlCodecDecodesOrRejectsAndWhatItDecodesReencodesIdentically(@ForAll @Size(max = 300) byte[] payload) {
+    void controlCodecDecodesOrRejectsAndWhatItDecodesReencodesToTheSameMessage(@ForAll @Size(max = 300) byte[] payload) {
         ByteBuf in = Unpooled.wrappedBuffer(payload);
         ControlMessage message;
         try {
@@ -63,7 +63,9 @@ class FrameFuzzTest {
         ByteBuf out = Unpooled.buffer();
         try {
             ControlCodec.encode(message, out);
-            assertThat(ByteBufUtil.getBytes(out)).isEqualTo(payload);
+            // Not byte-identical: malformed UTF-8 in a string decodes to U+FFFD (found by the
+            // million-case run), which re-encodes as three bytes. The message is stable, though.
+            assertThat(ControlCodec.decode(out)).isEqualTo(message);
         } finally {
             out.release();
         }
