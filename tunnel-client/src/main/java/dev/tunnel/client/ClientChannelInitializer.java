@@ -24,6 +24,7 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
 
     private final Function<SocketChannel, io.netty.handler.ssl.SslHandler> tls;
     private final ClientIdentity identity;
+    private final ClientCredentials credentials;
     private final MuxSettings muxSettings;
     private final int heartbeatInterval;
     private final int heartbeatTimeout;
@@ -31,10 +32,11 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final SessionListener listener;
 
     ClientChannelInitializer(Function<SocketChannel, io.netty.handler.ssl.SslHandler> tls, ClientIdentity identity,
-                             MuxSettings muxSettings, int heartbeatInterval, int heartbeatTimeout,
+                             ClientCredentials credentials, MuxSettings muxSettings, int heartbeatInterval, int heartbeatTimeout,
                              Map<Integer, ProxyTarget> proxies, SessionListener listener) {
         this.tls = tls;
         this.identity = identity;
+        this.credentials = credentials;
         this.muxSettings = muxSettings;
         this.heartbeatInterval = heartbeatInterval;
         this.heartbeatTimeout = heartbeatTimeout;
@@ -56,7 +58,7 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
         p.addLast(TunnelPipeline.IDLE, new IdleStateHandler(Math.max(heartbeatTimeout, 0), 0, 0, TimeUnit.SECONDS));
         p.addLast(TunnelPipeline.HEARTBEAT, heartbeat);
         p.addLast(TunnelPipeline.MUX, mux);
-        p.addLast(TunnelPipeline.CONTROL, new ClientControlHandler(identity, mux, heartbeat, proxies.values(), listener,
+        p.addLast(TunnelPipeline.CONTROL, new ClientControlHandler(identity, credentials, mux, heartbeat, proxies.values(), listener,
                 tls != null));
     }
 }

@@ -1,6 +1,7 @@
 package dev.tunnel.client;
 
 import dev.tunnel.protocol.ControlFrame;
+import dev.tunnel.protocol.ControlMessage.Challenge;
 import dev.tunnel.protocol.ControlMessage;
 import dev.tunnel.protocol.ControlMessage.Login;
 import dev.tunnel.protocol.ControlMessage.LoginResult;
@@ -10,38 +11,44 @@ import dev.tunnel.protocol.Preface;
 import dev.tunnel.protocol.PrefaceDecoder.PrefaceEvent;
 import dev.tunnel.protocol.ProtocolException;
 import dev.tunnel.protocol.TunnelPipeline;
-import dev.tunnel.protocol.auth.TokenProof;
 import dev.tunnel.protocol.mux.Heartbeat;
 import dev.tunnel.protocol.mux.MuxSession;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.util.Collection;
 import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
- * The client's end of the tunnel connection. On connect it sends, in one flush, the preface,
- * the login and every proxy registration (the server handles them in order), then reports the
- * answers to its {@link SessionListener}.
+ * The client's end of the tunnel connection. On connect it sends its preface; on the server's
+ * {@link Challenge} it sends, in one flush, the login ({@link LoginExchange}) and every proxy
+ * registration (the server handles them in order). A successful result is accepted only with
+ * the server's proof, and only then does the mux carry streams. Answers go to the
+ * {@link SessionListener}.
  *
  * <p>Threading: runs on the connection's event loop.
  */
 final class ClientControlHandler extends ChannelInboundHandlerAdapter {
     private final ClientIdentity identity;
+    private final LoginExchange exchange;
     private final MuxSession mux;
     private final Heartbeat heartbeat;
     private final Collection<ProxyTarget> proxies;
     private final SessionListener listener;
     private final boolean tls;
     private boolean prefaceSeen;
+    private boolean loginSent;
     private boolean loggedIn;
     private String failure;
 
-    ClientControlHandler(ClientIdentity identity, MuxSession mux, Heartbeat heartbeat, Collection<ProxyTarget> proxies,
-                         SessionListener listener, boolean tls) {
+    ClientControlHandler(ClientIdentity identity, ClientCredentials credentials, MuxSession mux, Heartbeat heartbeat,
+                         Collection<ProxyTarget> proxies, SessionListener listener, boolean tls) {
         this.identity = identity;
+        this.exchange = new LoginExchange(credentials);
         this.mux = mux;
         this.heartbeat = heartbeat;
         this.proxies = proxies;
@@ -51,17 +58,27 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        long now = System.currentTimeMillis();
-        String nonce = TokenProof.newNonce();
-        ctx.write(Preface.encode(ctx.alloc()));
-        ctx.write(new ControlFrame(new Login(identity.version(), identity.hostname(), identity.runId(), now, nonce,
-                TokenProof.compute(identity.token(), now, nonce), identity.tcpMux(), identity.poolCount(),
-                mux.settings().initialWindow())));
+        ctx.writeAndFlush(Preface.encode(ctx.alloc()));
+        ctx.fireChannelActive();
+    }
+
+    /** Answers the challenge: the login and, right behind it, every proxy registration. */
+    private void onChallenge(ChannelHandlerContext ctx, Challenge challenge) throws SSLPeerUnverifiedException {
+        if (!prefaceSeen || loginSent) {
+            throw new ProtocolException("unexpected login challenge");
+        }
+        loginSent = true;
+        Login login = exchange.answer(challenge, LoginExchange.seenBinding(ctx.pipeline().get(SslHandler.class)),
+                identity, mux.settings().initialWindow());
+        if (login == null) {
+            fail(ctx, exchange.refusal());
+            return;
+        }
+        ctx.write(new ControlFrame(login));
         for (ProxyTarget proxy : proxies) {
             ctx.write(new ControlFrame(new NewProxy(proxy.id(), proxy.name(), proxy.type(), proxy.remotePort())));
         }
         ctx.flush();
-        ctx.fireChannelActive();
     }
 
     @Override
@@ -82,13 +99,15 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
     }
 
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws SSLPeerUnverifiedException {
         if (!(msg instanceof ControlFrame frame)) {
             ReferenceCountUtil.release(msg);
             throw new ProtocolException("unexpected " + msg.getClass().getSimpleName());
         }
         ControlMessage message = frame.message();
-        if (message instanceof LoginResult result) {
+        if (message instanceof Challenge challenge) {
+            onChallenge(ctx, challenge);
+        } else if (message instanceof LoginResult result) {
             onLoginResult(ctx, result);
         } else if (message instanceof NewProxyResult result && loggedIn) {
             listener.proxyResult(result);
@@ -102,9 +121,14 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
             throw new ProtocolException("unexpected login result");
         }
         if (!result.ok()) {
-            failure = "server refused login: " + result.error();
+            failure = "server refused login: " + result.error()
+                    + (loginSent ? " (this client saw " + exchange.describeSeen() + ")" : "");
             listener.loginRefused(result.code(), result.error());
             ctx.close();
+            return;
+        }
+        if (!exchange.serverProven(result)) {
+            fail(ctx, exchange.unprovenServer());
             return;
         }
         mux.start(result.initialWindow());
@@ -117,10 +141,7 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
     public void channelInactive(ChannelHandlerContext ctx) {
         String reason = failure;
         if (reason == null && !prefaceSeen) {
-            reason = tls
-                    ? "the server closed the connection before answering (is it a tunnel server, with TLS?)"
-                    : "the server closed the connection before answering (if the server has transport.tls.force = true,"
-                    + " set transport.tls.enable = true here)";
+            reason = closedBeforeAnswering("");
         }
         if (reason == null && loggedIn) {
             reason = "connection to the server lost";
@@ -137,9 +158,19 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
                     + (tls ? "" : " (transport.tls.enable = false here)"));
         } else if (cause instanceof DecoderException) {
             fail(ctx, root.getMessage());
+        } else if (!prefaceSeen && cause instanceof java.io.IOException) {
+            fail(ctx, closedBeforeAnswering(": " + cause.getMessage()));
         } else {
             fail(ctx, cause.toString());
         }
+    }
+
+    private String closedBeforeAnswering(String detail) {
+        return tls
+                ? "the server closed the connection before answering" + detail + " (is it a tunnel server, with TLS?"
+                + " Is this address blocked after failed logins?)"
+                : "the server closed the connection before answering" + detail + " (if the server has"
+                + " transport.tls.force = true, set transport.tls.enable = true here)";
     }
 
     private void fail(ChannelHandlerContext ctx, String reason) {

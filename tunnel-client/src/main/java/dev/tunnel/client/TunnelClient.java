@@ -5,6 +5,7 @@ import dev.tunnel.client.config.ProxyConfig;
 import dev.tunnel.client.plugin.StaticFileServer;
 import dev.tunnel.protocol.ControlMessage.LoginResult;
 import dev.tunnel.protocol.ControlMessage.NewProxyResult;
+import dev.tunnel.protocol.auth.ChannelBinding;
 import dev.tunnel.protocol.mux.MuxSettings;
 import dev.tunnel.protocol.tls.TlsContexts;
 import dev.tunnel.protocol.tls.TlsFiles;
@@ -61,6 +62,7 @@ public final class TunnelClient implements AutoCloseable {
     private final Map<Integer, ProxyTarget> proxies;
     private final List<StaticFileServer> plugins;
     private final ClientIdentity identity;
+    private final ClientCredentials credentials;
     private final CompletableFuture<Void> firstLogin = new CompletableFuture<>();
     private final Map<String, ProxyStatus> status = new ConcurrentHashMap<>();
     private volatile boolean closed;
@@ -77,6 +79,9 @@ public final class TunnelClient implements AutoCloseable {
         this.plugins = plugins;
         this.identity = new ClientIdentity(Version.get(), hostname(), UUID.randomUUID().toString(), config.auth.token,
                 config.transport.tcpMux, config.transport.poolCount);
+        String pin = config.transport.tls.serverFingerprint;
+        this.credentials = new ClientCredentials(config.user, config.auth.token,
+                pin == null || pin.isEmpty() ? null : ChannelBinding.parse(pin));
     }
 
     /** Starts the plugins and the first connection; returns at once (see {@link #firstLogin()}). */
@@ -104,8 +109,9 @@ public final class TunnelClient implements AutoCloseable {
                 proxies.put(id, new ProxyTarget(id, p.name, p.type, p.remotePort, local));
                 id++;
             }
-            if (ssl != null && (tls.trustedCaFile == null || tls.trustedCaFile.isEmpty())) {
-                log.warn("TLS is on but the server certificate is not verified: set transport.tls.trustedCaFile");
+            if (ssl == null) {
+                log.warn("transport.tls.enable = false: the login cannot be bound to a server certificate, so a man in"
+                        + " the middle could take this session; use TLS");
             }
             TunnelClient client = new TunnelClient(config, group, ssl, Collections.unmodifiableMap(proxies), plugins);
             client.connect();
@@ -163,7 +169,7 @@ public final class TunnelClient implements AutoCloseable {
                 .handler(new ClientChannelInitializer(
                         ssl == null ? null : ch -> TlsContexts.newClientHandler(ssl, ch.alloc(), serverName,
                                 config.serverPort, verifyHostname),
-                        identity, new MuxSettings(t.tcpMuxInitialWindow, t.tcpMuxMaxWindow), t.heartbeatInterval,
+                        identity, credentials, new MuxSettings(t.tcpMuxInitialWindow, t.tcpMuxMaxWindow), t.heartbeatInterval,
                         t.heartbeatTimeout, proxies, new Listener()));
         if (t.sendBufferSize > 0) {
             bootstrap.option(ChannelOption.SO_SNDBUF, t.sendBufferSize);

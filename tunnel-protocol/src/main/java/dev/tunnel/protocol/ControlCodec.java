@@ -1,5 +1,6 @@
 package dev.tunnel.protocol;
 
+import dev.tunnel.protocol.ControlMessage.Challenge;
 import dev.tunnel.protocol.ControlMessage.CloseProxy;
 import dev.tunnel.protocol.ControlMessage.Login;
 import dev.tunnel.protocol.ControlMessage.LoginResult;
@@ -24,6 +25,7 @@ public final class ControlCodec {
     static final int CLOSE_PROXY = 5;
     static final int PING = 6;
     static final int PONG = 7;
+    static final int CHALLENGE = 8;
 
     /** Longest string field accepted, in bytes. */
     public static final int MAX_STRING = 4096;
@@ -43,6 +45,8 @@ public final class ControlCodec {
             out.writeBoolean(m.tcpMux());
             out.writeInt(m.poolCount());
             out.writeInt(m.initialWindow());
+            writeString(out, m.user());
+            writeString(out, m.serverCertificate());
         } else if (message instanceof LoginResult m) {
             out.writeByte(LOGIN_RESULT);
             out.writeInt(m.code());
@@ -50,6 +54,7 @@ public final class ControlCodec {
             writeString(out, m.serverVersion());
             writeString(out, m.sessionId());
             out.writeInt(m.initialWindow());
+            writeString(out, m.serverProof());
         } else if (message instanceof NewProxy m) {
             out.writeByte(NEW_PROXY);
             out.writeInt(m.proxyId());
@@ -72,6 +77,9 @@ public final class ControlCodec {
         } else if (message instanceof Pong m) {
             out.writeByte(PONG);
             out.writeLong(m.payload());
+        } else if (message instanceof Challenge m) {
+            out.writeByte(CHALLENGE);
+            writeString(out, m.serverNonce());
         } else {
             throw new IllegalArgumentException("unknown control message " + message);
         }
@@ -85,14 +93,16 @@ public final class ControlCodec {
         int kind = in.readUnsignedByte();
         ControlMessage message = switch (kind) {
             case LOGIN -> new Login(readString(in), readString(in), readString(in), readLong(in),
-                    readString(in), readString(in), readBoolean(in), readInt(in), readInt(in));
+                    readString(in), readString(in), readBoolean(in), readInt(in), readInt(in), readString(in),
+                    readString(in));
             case LOGIN_RESULT -> new LoginResult(readInt(in), readString(in), readString(in), readString(in),
-                    readInt(in));
+                    readInt(in), readString(in));
             case NEW_PROXY -> new NewProxy(readInt(in), readString(in), readString(in), readInt(in));
             case NEW_PROXY_RESULT -> new NewProxyResult(readInt(in), readString(in), readInt(in), readString(in));
             case CLOSE_PROXY -> new CloseProxy(readInt(in), readString(in));
             case PING -> new Ping(readLong(in));
             case PONG -> new Pong(readLong(in));
+            case CHALLENGE -> new Challenge(readString(in));
             default -> throw new ProtocolException("unknown control message kind " + kind);
         };
         if (in.isReadable()) {

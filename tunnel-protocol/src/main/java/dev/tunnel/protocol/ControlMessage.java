@@ -6,20 +6,34 @@ package dev.tunnel.protocol;
  */
 public sealed interface ControlMessage {
 
-    /** Client to server, the first control message. {@code proof} is {@link dev.tunnel.protocol.auth.TokenProof}. */
+    /**
+     * Client to server, the answer to the server's {@link Challenge}. {@code nonce} is the
+     * client's nonce, {@code proof} the {@link dev.tunnel.protocol.auth.LoginProof} client proof,
+     * {@code user} the client's {@code user} ("" for the shared token) and
+     * {@code serverCertificate} the SHA-256 fingerprint of the certificate the client saw
+     * ("" without TLS). {@code timestampMillis} is informational only.
+     */
     record Login(String clientVersion, String hostname, String runId, long timestampMillis,
-                 String nonce, String proof, boolean tcpMux, int poolCount, int initialWindow)
+                 String nonce, String proof, boolean tcpMux, int poolCount, int initialWindow,
+                 String user, String serverCertificate)
             implements ControlMessage {
     }
 
-    /** Server to client. {@code code == LoginResult.OK} on success, else {@code error} says why. */
-    record LoginResult(int code, String error, String serverVersion, String sessionId, int initialWindow)
+    /**
+     * Server to client. {@code code == LoginResult.OK} on success, else {@code error} says why.
+     * On success {@code serverProof} is the server's {@link dev.tunnel.protocol.auth.LoginProof},
+     * which the client checks before it accepts anything else.
+     */
+    record LoginResult(int code, String error, String serverVersion, String sessionId, int initialWindow,
+                       String serverProof)
             implements ControlMessage {
         public static final int OK = 0;
         public static final int AUTH_FAILED = 1;
         public static final int VERSION_MISMATCH = 2;
         public static final int MODE_MISMATCH = 3;
         public static final int REFUSED = 4;
+        /** Too many failed logins from the client's address; retry later. */
+        public static final int THROTTLED = 5;
 
         public boolean ok() {
             return code == OK;
@@ -47,5 +61,9 @@ public sealed interface ControlMessage {
 
     /** Answer to a {@link Ping}. */
     record Pong(long payload) implements ControlMessage {
+    }
+
+    /** Server to client, right after its preface: the fresh nonce the login proof must cover. */
+    record Challenge(String serverNonce) implements ControlMessage {
     }
 }

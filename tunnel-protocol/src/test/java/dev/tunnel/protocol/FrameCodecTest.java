@@ -3,6 +3,7 @@ package dev.tunnel.protocol;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tunnel.protocol.ControlMessage.Challenge;
 import dev.tunnel.protocol.ControlMessage.CloseProxy;
 import dev.tunnel.protocol.ControlMessage.Login;
 import dev.tunnel.protocol.ControlMessage.LoginResult;
@@ -44,10 +45,14 @@ class FrameCodecTest {
 
     static Stream<ControlMessage> controlMessages() {
         return Stream.of(
-                new Login("0.1.0", UNICODE, "run-1", 1_700_000_000_123L, "nonce", "proof", true, 3, 262_144),
-                new Login("", "", "", Long.MIN_VALUE, "", "", false, 0, Integer.MAX_VALUE),
-                new LoginResult(LoginResult.OK, "", "0.1.0", "sess-" + UNICODE, 1 << 20),
-                new LoginResult(LoginResult.AUTH_FAILED, "bad token: " + UNICODE, "0.1.0", "", 0),
+                new Login("0.1.0", UNICODE, "run-1", 1_700_000_000_123L, "nonce", "proof", true, 3, 262_144, "alice",
+                        "sha256:AB:CD"),
+                new Login("", "", "", Long.MIN_VALUE, "", "", false, 0, Integer.MAX_VALUE, "", ""),
+                new LoginResult(LoginResult.OK, "", "0.1.0", "sess-" + UNICODE, 1 << 20, "proof"),
+                new LoginResult(LoginResult.AUTH_FAILED, "bad token: " + UNICODE, "0.1.0", "", 0, ""),
+                new LoginResult(LoginResult.THROTTLED, "too many", "0.1.0", "", 0, ""),
+                new Challenge("0123456789abcdef"),
+                new Challenge(UNICODE),
                 new NewProxy(7, "ssh-" + UNICODE, "tcp", 6000),
                 new NewProxy(-1, "x", "tcp", 0),
                 new NewProxyResult(7, "ssh", 6000, ""),
@@ -55,7 +60,8 @@ class FrameCodecTest {
                 new CloseProxy(7, UNICODE),
                 new Ping(Long.MAX_VALUE),
                 new Pong(-42L),
-                new Login("v", "h".repeat(ControlCodec.MAX_STRING), "r", 0, "n", "p", false, 1, 1024));
+                new Login("v", "h".repeat(ControlCodec.MAX_STRING), "r", 0, "n", "p", false, 1, 1024, "u".repeat(ControlCodec.MAX_STRING),
+                        "c"));
     }
 
     @ParameterizedTest
@@ -126,7 +132,7 @@ class FrameCodecTest {
     @Test
     void anySplitOfTheByteStreamDecodesToTheSameFrames() {
         List<Frame> frames = List.of(
-                new ControlFrame(new Login("0.1.0", UNICODE, "run", 1L, "n", "p", true, 1, 65_536)),
+                new ControlFrame(new Login("0.1.0", UNICODE, "run", 1L, "n", "p", true, 1, 65_536, "", "")),
                 new OpenFrame(1, 5, "198.51.100.1:4000"),
                 new DataFrame(1, Unpooled.wrappedBuffer(randomBytes(3000, 2)), false),
                 new DataFrame(1, Unpooled.wrappedBuffer(randomBytes(10, 3)), true),
@@ -233,8 +239,8 @@ class FrameCodecTest {
     @Test
     void invalidBooleanIsRejected() {
         ByteBuf payload = Unpooled.buffer();
-        ControlCodec.encode(new Login("v", "h", "r", 1, "n", "p", true, 1, 1024), payload);
-        payload.setByte(payload.writerIndex() - 9, 2); // tcpMux sits before poolCount and initialWindow
+        ControlCodec.encode(new Login("v", "h", "r", 1, "n", "p", true, 1, 1024, "", ""), payload);
+        payload.setByte(payload.writerIndex() - 13, 2); // tcpMux, then poolCount, initialWindow and two empty strings
         ByteBuf frame = header(Frame.TYPE_CONTROL, 0, 0, payload.readableBytes()).writeBytes(payload);
         payload.release();
         assertRejected(frame, "boolean field has value 2");

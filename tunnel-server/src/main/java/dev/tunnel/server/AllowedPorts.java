@@ -1,17 +1,17 @@
 package dev.tunnel.server;
 
-import dev.tunnel.server.config.ServerConfig;
 import dev.tunnel.server.config.PortRange;
+import java.util.List;
 import java.util.stream.IntStream;
 
-/** {@code allowPorts} of the server config as a {@link PortRegistry.PortPolicy}. */
+/** An {@code allowPorts} list (the server's, or a user's) as a {@link PortRegistry.PortPolicy}. */
 final class AllowedPorts implements PortRegistry.PortPolicy {
-    private final ServerConfig config;
+    private final List<PortRange> ranges;
     private final int[] candidates;
 
-    AllowedPorts(ServerConfig config) {
-        this.config = config;
-        this.candidates = config.allowPorts.stream()
+    AllowedPorts(List<PortRange> ranges) {
+        this.ranges = List.copyOf(ranges);
+        this.candidates = ranges.stream()
                 .flatMapToInt(AllowedPorts::ports)
                 .distinct()
                 .toArray();
@@ -23,7 +23,7 @@ final class AllowedPorts implements PortRegistry.PortPolicy {
 
     @Override
     public boolean allowed(int port) {
-        return config.isPortAllowed(port);
+        return ranges.isEmpty() || ranges.stream().anyMatch(r -> r.contains(port));
     }
 
     @Override

@@ -22,18 +22,36 @@ final class ClientSession {
     private static final int MAX_PICK_ATTEMPTS = 64;
 
     private final String id;
+    private final String user;
     private final MuxSession mux;
     private final PortRegistry ports;
+    private final PortQuota quota;
     private final String proxyBindAddr;
+    private final int maxStreams;
     private final Map<Integer, ProxyListener> proxies = new HashMap<>();
     private final Map<Integer, Integer> reservedPorts = new HashMap<>();
     private boolean closed;
 
-    ClientSession(String id, MuxSession mux, PortRegistry ports, String proxyBindAddr) {
+    /**
+     * @param user       the client's user name ("" for none): proxies are named {@code user.name} in logs, and
+     *                   every check and map here is per session, so no client can touch another's proxies
+     * @param quota      the port rules of the client's account
+     * @param maxStreams open public connections allowed at once; 0 = unlimited
+     */
+    ClientSession(String id, String user, MuxSession mux, PortRegistry ports, PortQuota quota, String proxyBindAddr,
+                  int maxStreams) {
         this.id = id;
+        this.user = user;
         this.mux = mux;
         this.ports = ports;
+        this.quota = quota;
         this.proxyBindAddr = proxyBindAddr;
+        this.maxStreams = maxStreams;
+    }
+
+    /** A proxy's name as logs show it: namespaced by the user, as frp does. */
+    private String qualified(String name) {
+        return user.isEmpty() ? name : user + "." + name;
     }
 
     String id() {
@@ -54,13 +72,13 @@ final class ClientSession {
             reply.accept(failed(request, "remotePort: " + request.remotePort() + " (expected: 0-65535)"));
             return;
         }
-        if (request.remotePort() == 0 && ports.candidates().length > 0) {
-            int[] candidates = ports.candidates();
+        if (request.remotePort() == 0 && quota.policy().candidates().length > 0) {
+            int[] candidates = quota.policy().candidates();
             int start = ThreadLocalRandom.current().nextInt(candidates.length);
             pickAndBind(request, reply, candidates, start, 0);
             return;
         }
-        String refused = ports.reserve(request.remotePort(), this);
+        String refused = ports.reserve(request.remotePort(), this, quota);
         if (refused != null) {
             reply.accept(failed(request, refused));
             return;
@@ -74,7 +92,7 @@ final class ClientSession {
             if (!ports.isFree(port)) {
                 continue;
             }
-            String refused = ports.reserve(port, this);
+            String refused = ports.reserve(port, this, quota);
             if (refused == null) {
                 int next = attempt + 1;
                 bind(request, port, reply, () -> pickAndBind(request, reply, candidates, start, next));
@@ -89,11 +107,11 @@ final class ClientSession {
     }
 
     private void bind(NewProxy request, int port, Consumer<NewProxyResult> reply, Runnable onInUse) {
-        ProxyListener listener = new ProxyListener(request.name(), request.proxyId(), mux);
+        ProxyListener listener = new ProxyListener(qualified(request.name()), request.proxyId(), mux, maxStreams);
         ChannelFuture bound = listener.bind(proxyBindAddr, port);
         bound.addListener(f -> mux.eventLoop().execute(() -> {
             if (!f.isSuccess()) {
-                ports.release(port, this);
+                ports.release(port, this, quota);
                 boolean inUse = BindFailures.addressInUse(f.cause());
                 if (onInUse != null && inUse) {
                     onInUse.run();
@@ -107,7 +125,7 @@ final class ClientSession {
             }
             if (closed) {
                 listener.close();
-                ports.release(port, this);
+                ports.release(port, this, quota);
                 return;
             }
             int actual = listener.port();
@@ -116,7 +134,8 @@ final class ClientSession {
             }
             proxies.put(request.proxyId(), listener);
             reservedPorts.put(request.proxyId(), port == 0 ? actual : port);
-            log.info("{} client {} proxy [{}] listening on {}:{}", mux.channel(), id, request.name(), proxyBindAddr, actual);
+            log.info("{} client {} proxy [{}] listening on {}:{}", mux.channel(), id, listener.name(), proxyBindAddr,
+                    actual);
             reply.accept(new NewProxyResult(request.proxyId(), request.name(), actual, ""));
         }));
     }
@@ -126,7 +145,7 @@ final class ClientSession {
         ProxyListener listener = proxies.remove(proxyId);
         if (listener != null) {
             listener.close();
-            ports.release(reservedPorts.remove(proxyId), this);
+            ports.release(reservedPorts.remove(proxyId), this, quota);
             log.info("{} client {} proxy [{}] closed", mux.channel(), id, listener.name());
         }
     }
@@ -142,8 +161,8 @@ final class ClientSession {
         }
     }
 
-    private static NewProxyResult failed(NewProxy request, String reason) {
-        log.warn("proxy [{}] refused: {}", request.name(), reason);
+    private NewProxyResult failed(NewProxy request, String reason) {
+        log.warn("{} client {} proxy [{}] refused: {}", mux.channel(), id, qualified(request.name()), reason);
         return new NewProxyResult(request.proxyId(), request.name(), 0, reason);
     }
 }

@@ -4,17 +4,16 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Which public ports are taken and by which client, and the rules on them: {@code allowPorts}
- * and {@code maxPortsPerClient}. Shared by all client sessions.
+ * Which public ports are taken and by which client session, and how many each
+ * {@link PortQuota} holds, so {@code allowPorts} and {@code maxPortsPerClient} hold per client
+ * and per user. Shared by all client sessions.
  *
  * <p>Threading: sessions run on different event loops, so every method is synchronized; each
  * call is a few map operations.
  */
 final class PortRegistry {
-    private final PortPolicy policy;
-    private final int maxPortsPerClient;
     private final Map<Integer, Object> owners = new HashMap<>();
-    private final Map<Object, Integer> counts = new HashMap<>();
+    private final Map<PortQuota, Integer> counts = new HashMap<>();
 
     /** Which ports may be opened. */
     interface PortPolicy {
@@ -24,21 +23,17 @@ final class PortRegistry {
         int[] candidates();
     }
 
-    PortRegistry(PortPolicy policy, int maxPortsPerClient) {
-        this.policy = policy;
-        this.maxPortsPerClient = maxPortsPerClient;
-    }
-
     /**
-     * Reserves {@code port} for {@code owner}.
+     * Reserves {@code port} for {@code owner}, counted against {@code quota}.
      *
      * @return null on success, or the reason the port cannot be reserved
      */
-    synchronized String reserve(int port, Object owner) {
-        if (maxPortsPerClient > 0 && counts.getOrDefault(owner, 0) >= maxPortsPerClient) {
-            return "client already holds " + maxPortsPerClient + " ports (maxPortsPerClient = " + maxPortsPerClient + ")";
+    synchronized String reserve(int port, Object owner, PortQuota quota) {
+        int max = quota.maxPorts();
+        if (max > 0 && counts.getOrDefault(quota, 0) >= max) {
+            return quota.holder() + " already holds " + max + " ports (maxPortsPerClient = " + max + ")";
         }
-        if (port != 0 && !policy.allowed(port)) {
+        if (port != 0 && !quota.policy().allowed(port)) {
             return "port " + port + " is not allowed by the server (allowPorts)";
         }
         if (port != 0 && owners.containsKey(port)) {
@@ -47,7 +42,7 @@ final class PortRegistry {
         if (port != 0) {
             owners.put(port, owner);
         }
-        counts.merge(owner, 1, Integer::sum);
+        counts.merge(quota, 1, Integer::sum);
         return null;
     }
 
@@ -61,14 +56,10 @@ final class PortRegistry {
         return !owners.containsKey(port);
     }
 
-    synchronized void release(int port, Object owner) {
+    synchronized void release(int port, Object owner, PortQuota quota) {
         if (port != 0 && owners.get(port) == owner) {
             owners.remove(port);
         }
-        counts.computeIfPresent(owner, (k, n) -> n <= 1 ? null : n - 1);
-    }
-
-    int[] candidates() {
-        return policy.candidates();
+        counts.computeIfPresent(quota, (k, n) -> n <= 1 ? null : n - 1);
     }
 }

@@ -25,16 +25,22 @@ import org.slf4j.LoggerFactory;
  */
 final class ProxyListener {
     private static final Logger log = LoggerFactory.getLogger(ProxyListener.class);
+    private static final long LIMIT_LOG_INTERVAL_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
 
     private final String name;
     private final int proxyId;
     private final MuxSession session;
+    private final int maxStreams;
     private Channel serverChannel;
+    private long lastLimitLogNanos = Long.MIN_VALUE;
+    private int refusedSinceLog;
 
-    ProxyListener(String name, int proxyId, MuxSession session) {
+    /** @param maxStreams open streams the client's session may have; a connection beyond that is refused; 0 = no limit */
+    ProxyListener(String name, int proxyId, MuxSession session, int maxStreams) {
         this.name = name;
         this.proxyId = proxyId;
         this.session = session;
+        this.maxStreams = maxStreams;
     }
 
     ChannelFuture bind(String host, int port) {
@@ -62,9 +68,27 @@ final class ProxyListener {
             ch.close();
             return;
         }
+        if (maxStreams > 0 && session.streamCount() >= maxStreams) {
+            refuseOverLimit(ch);
+            return;
+        }
         MuxStream stream = session.openStream(proxyId, String.valueOf(ch.remoteAddress()));
         ch.pipeline().addLast(TunnelPipeline.RELAY, new StreamRelay(stream));
         log.debug("{} proxy [{}] public connection {} -> {}", session.channel(), name, ch.remoteAddress(), stream);
+    }
+
+    /** Closes a public connection beyond transport.maxStreamsPerClient; logs the first, then once per 10 s with a count. */
+    private void refuseOverLimit(SocketChannel ch) {
+        ch.close();
+        refusedSinceLog++;
+        long now = System.nanoTime();
+        if (lastLimitLogNanos == Long.MIN_VALUE || now - lastLimitLogNanos >= LIMIT_LOG_INTERVAL_NANOS) {
+            log.warn("{} proxy [{}] refused {} public connection(s), latest from {}: the client already has {} open"
+                    + " streams (transport.maxStreamsPerClient = {})", session.channel(), name, refusedSinceLog,
+                    ch.remoteAddress(), session.streamCount(), maxStreams);
+            lastLimitLogNanos = now;
+            refusedSinceLog = 0;
+        }
     }
 
     int port() {

@@ -13,6 +13,7 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.OptionalSslHandler;
 import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.util.concurrent.TimeUnit;
 
@@ -44,7 +45,7 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
     protected void initChannel(SocketChannel ch) {
         ChannelPipeline p = ch.pipeline();
         if (tlsForce) {
-            p.addLast(TunnelPipeline.TLS, sslContext.newHandler(ch.alloc()));
+            p.addLast(TunnelPipeline.TLS, newSslHandler(sslContext, ch.alloc()));
         } else {
             p.addLast(TunnelPipeline.TLS_DETECTOR, new TlsDetector(sslContext));
         }
@@ -59,6 +60,17 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
         p.addLast(TunnelPipeline.CONTROL, new ServerControlHandler(context, mux, heartbeat));
     }
 
+    /**
+     * The handshake must fit in transport.loginTimeout, whose timer (in the control handler) also
+     * covers the login after it and logs which stage was stuck; SslHandler's own timer would close
+     * the connection without a word, so it is off.
+     */
+    private static SslHandler newSslHandler(SslContext sslContext, io.netty.buffer.ByteBufAllocator alloc) {
+        SslHandler handler = sslContext.newHandler(alloc);
+        handler.setHandshakeTimeoutMillis(0);
+        return handler;
+    }
+
     /** Installs TLS for a client whose first byte is a TLS record, and nothing otherwise. */
     private static final class TlsDetector extends OptionalSslHandler {
         TlsDetector(SslContext sslContext) {
@@ -71,8 +83,8 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
         }
 
         @Override
-        protected io.netty.handler.ssl.SslHandler newSslHandler(ChannelHandlerContext ctx, SslContext sslContext) {
-            return sslContext.newHandler(ctx.alloc());
+        protected SslHandler newSslHandler(ChannelHandlerContext ctx, SslContext sslContext) {
+            return ServerChannelInitializer.newSslHandler(sslContext, ctx.alloc());
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.tunnel.server;
 
 import dev.tunnel.protocol.ControlFrame;
 import dev.tunnel.protocol.ControlMessage;
+import dev.tunnel.protocol.ControlMessage.Challenge;
 import dev.tunnel.protocol.ControlMessage.CloseProxy;
 import dev.tunnel.protocol.ControlMessage.Login;
 import dev.tunnel.protocol.ControlMessage.LoginResult;
@@ -10,7 +11,7 @@ import dev.tunnel.protocol.Preface;
 import dev.tunnel.protocol.PrefaceDecoder.PrefaceEvent;
 import dev.tunnel.protocol.ProtocolException;
 import dev.tunnel.protocol.TunnelPipeline;
-import dev.tunnel.protocol.auth.TokenProof;
+import dev.tunnel.protocol.auth.LoginProof;
 import dev.tunnel.protocol.mux.Heartbeat;
 import dev.tunnel.protocol.mux.MuxSession;
 import io.netty.channel.ChannelFutureListener;
@@ -18,8 +19,11 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.ssl.NotSslRecordException;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.SSLException;
@@ -28,9 +32,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The server's end of one tunnel connection: checks the preface and the login, then handles
- * proxy registration. Expects, in order: the client's preface, a {@link Login}, then
- * {@link NewProxy}/{@link CloseProxy} at any time. A client that has not logged in within the
- * login timeout is closed.
+ * proxy registration. Expects, in order: the client's preface (answered with ours and a
+ * {@link Challenge}), a {@link Login} proving the token for that challenge (checked by
+ * {@link LoginAuthenticator}), then {@link NewProxy}/{@link CloseProxy} at any time. A client
+ * that has not finished TLS and logged in within {@code transport.loginTimeout} is closed; an
+ * address with too many failed logins is closed on accept ({@link LoginThrottle}).
  *
  * <p>Threading: runs on the connection's event loop.
  */
@@ -43,6 +49,8 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
     private final Heartbeat heartbeat;
     private ClientSession session;
     private boolean prefaceSeen;
+    private boolean refused;
+    private String serverNonce;
     private ScheduledFuture<?> loginTimeout;
 
     ServerControlHandler(ServerContext server, MuxSession mux, Heartbeat heartbeat) {
@@ -53,9 +61,21 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
+        InetAddress address = remoteAddress(ctx);
+        long blocked = address == null ? 0 : server.throttle().blockedFor(address);
+        if (blocked > 0) {
+            log.debug("{} refused: {} is blocked for {} s more after failed logins", ctx.channel(), address,
+                    (blocked + 999) / 1000);
+            ctx.close();
+            return;
+        }
         loginTimeout = ctx.executor().schedule(() -> {
             if (session == null && ctx.channel().isActive()) {
-                log.warn("{} no login within {} s: closing", ctx.channel(), server.loginTimeoutSeconds());
+                SslHandler tls = ctx.pipeline().get(SslHandler.class);
+                String stage = tls != null && !tls.handshakeFuture().isDone() ? "TLS handshake"
+                        : prefaceSeen ? "login" : "preface";
+                log.warn("{} closing: no login within {} s (transport.loginTimeout; stuck in {})", ctx.channel(),
+                        server.loginTimeoutSeconds(), stage);
                 ctx.close();
             }
         }, server.loginTimeoutSeconds(), TimeUnit.SECONDS);
@@ -68,9 +88,13 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
             prefaceSeen = true;
             ctx.write(Preface.encode(ctx.alloc()));
             if (preface.version() != Preface.VERSION) {
+                log.warn("{} login refused: client speaks protocol version {}", ctx.channel(), preface.version());
                 refuse(ctx, LoginResult.VERSION_MISMATCH, "protocol version " + preface.version()
                         + " is not supported by this server (it speaks " + Preface.VERSION + "); use matching releases");
+                return;
             }
+            serverNonce = LoginProof.newNonce();
+            ctx.writeAndFlush(new ControlFrame(new Challenge(serverNonce)));
             return;
         }
         ctx.fireUserEventTriggered(evt);
@@ -83,8 +107,11 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
             throw new ProtocolException("unexpected " + msg.getClass().getSimpleName());
         }
         ControlMessage message = frame.message();
+        if (refused) {
+            return; // the client pipelines its proxies behind the login; they die with the connection
+        }
         if (session == null) {
-            if (!(message instanceof Login login) || !prefaceSeen) {
+            if (!(message instanceof Login login) || serverNonce == null) {
                 throw new ProtocolException("expected login, got " + message.getClass().getSimpleName());
             }
             onLogin(ctx, login);
@@ -98,10 +125,20 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void onLogin(ChannelHandlerContext ctx, Login login) {
-        if (!TokenProof.verify(server.token(), login.timestampMillis(), login.nonce(), login.proof())) {
-            log.warn("{} login refused: wrong auth.token (client {} on {})", ctx.channel(), login.clientVersion(),
-                    login.hostname());
-            refuse(ctx, LoginResult.AUTH_FAILED, "authorization failed: the server rejected auth.token");
+        String nonce = serverNonce;
+        serverNonce = null; // one login per challenge
+        boolean tls = ctx.pipeline().get(SslHandler.class) != null;
+        LoginAuthenticator.Verdict verdict = server.authenticator().verify(login, nonce, tls);
+        if (!verdict.ok()) {
+            log.warn("{} login refused: {} (client {} on {})", ctx.channel(), verdict.logReason(),
+                    printable(login.clientVersion()), printable(login.hostname()));
+            InetAddress address = remoteAddress(ctx);
+            if (address != null && server.throttle().failed(address)) {
+                log.warn("{} too many failed logins from {} within {} s: refusing it for {} s (auth.maxFailedLogins)",
+                        ctx.channel(), address,
+                        LoginThrottle.WINDOW_MILLIS / 1000, server.throttle().blockedFor(address) / 1000);
+            }
+            refuse(ctx, verdict.code(), verdict.error());
             return;
         }
         if (login.tcpMux() != server.tcpMux()) {
@@ -114,21 +151,40 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
         try {
             mux.start(login.initialWindow());
         } catch (ProtocolException e) {
+            log.warn("{} login refused: {}", ctx.channel(), e.getMessage());
             refuse(ctx, LoginResult.REFUSED, e.getMessage());
             return;
         }
         loginTimeout.cancel(false);
+        InetAddress address = remoteAddress(ctx);
+        if (address != null) {
+            server.throttle().succeeded(address);
+        }
         String id = Long.toString(SESSION_IDS.incrementAndGet());
-        session = new ClientSession(id, mux, server.ports(), server.proxyBindAddr());
+        Credentials.Account account = verdict.account();
+        session = new ClientSession(id, login.user(), mux, server.ports(), server.credentials().quotaFor(account),
+                server.proxyBindAddr(), server.maxStreamsPerClient());
         ctx.writeAndFlush(new ControlFrame(new LoginResult(LoginResult.OK, "", server.version(), id,
-                mux.settings().initialWindow())));
+                mux.settings().initialWindow(), verdict.serverProof())));
         heartbeat.start(ctx.pipeline().context(TunnelPipeline.HEARTBEAT));
-        log.info("{} client {} logged in (session {}, version {})", ctx.channel(), login.hostname(), id,
-                login.clientVersion());
+        log.info("{} client {} logged in with the {} (session {}, version {})", ctx.channel(),
+                printable(login.hostname()), account, id, printable(login.clientVersion()));
+    }
+
+    /** A peer-chosen string made safe for one log line: no control characters, at most 64 characters. */
+    static String printable(String s) {
+        String clean = s.codePoints().map(c -> Character.isISOControl(c) ? '?' : c)
+                .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append).toString();
+        return clean.length() > 64 ? clean.substring(0, 64) + "..." : clean;
+    }
+
+    private static InetAddress remoteAddress(ChannelHandlerContext ctx) {
+        return ctx.channel().remoteAddress() instanceof InetSocketAddress a ? a.getAddress() : null;
     }
 
     private void refuse(ChannelHandlerContext ctx, int code, String reason) {
-        ctx.writeAndFlush(new ControlFrame(new LoginResult(code, reason, server.version(), "", 0)))
+        refused = true;
+        ctx.writeAndFlush(new ControlFrame(new LoginResult(code, reason, server.version(), "", 0, "")))
                 .addListener(ChannelFutureListener.CLOSE);
     }
 
@@ -146,6 +202,13 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (refused || !ctx.channel().isActive()) {
+            // Already closing for a reason that was logged: whatever else the peer sent is noise.
+            log.debug("{} after closing: {}", ctx.channel(), cause.toString());
+            ctx.close();
+            return;
+        }
+        refused = true;
         Throwable root = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
         if (root instanceof NotSslRecordException) {
             log.warn("{} closing: the client did not start TLS, and transport.tls.force = true", ctx.channel());

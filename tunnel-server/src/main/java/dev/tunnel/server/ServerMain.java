@@ -18,7 +18,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "tunnel-server", mixinStandardHelpOptions = true, versionProvider = ServerMain.VersionProvider.class,
         description = "Runs the tunnel server: clients log in here and their proxies get public ports.",
-        subcommands = ServerMain.Verify.class)
+        subcommands = {ServerMain.Verify.class, CertsCommand.class})
 public final class ServerMain implements Callable<Integer> {
 
     @CommandLine.Spec

@@ -1,5 +1,6 @@
 package dev.tunnel.server;
 
+import dev.tunnel.protocol.auth.ChannelBinding;
 import dev.tunnel.protocol.mux.MuxSettings;
 import dev.tunnel.protocol.tls.TlsContexts;
 import dev.tunnel.protocol.tls.TlsFiles;
@@ -26,8 +27,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class TunnelServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TunnelServer.class);
-    /** Clients that have not logged in by then are closed. */
-    static final int LOGIN_TIMEOUT_SECONDS = 10;
 
     private final EventLoopGroup acceptGroup;
     private final EventLoopGroup workerGroup;
@@ -41,14 +40,21 @@ public final class TunnelServer implements AutoCloseable {
 
     /** Binds the tunnel port and starts serving; throws with a clear message if it cannot. */
     public static TunnelServer start(ServerConfig config) throws Exception {
-        SslContext ssl = TlsContexts.server(new TlsFiles(path(config.transport.tls.certFile),
-                path(config.transport.tls.keyFile), path(config.transport.tls.trustedCaFile)));
+        TlsContexts.ServerTls tls = TlsContexts.server(new TlsFiles(path(config.transport.tls.certFile),
+                path(config.transport.tls.keyFile), path(config.transport.tls.trustedCaFile)),
+                path(config.transport.tls.selfSignedDir));
+        SslContext ssl = tls.context();
         EventLoopGroup acceptGroup = Transports.newGroup(1, "tunnel-accept");
         EventLoopGroup workerGroup = Transports.newGroup(0, "tunnel-worker");
         try {
-            PortRegistry ports = new PortRegistry(new AllowedPorts(config), config.maxPortsPerClient);
+            PortRegistry ports = new PortRegistry();
+            Credentials credentials = new Credentials(config);
+            LoginAuthenticator authenticator = new LoginAuthenticator(credentials, ChannelBinding.of(tls.certificate()));
+            LoginThrottle throttle = new LoginThrottle(config.auth.maxFailedLogins,
+                    TimeUnit.SECONDS.toMillis(config.auth.failedLoginBlockSeconds), System::currentTimeMillis);
             ServerContext context = new ServerContext(config.auth.token, config.transport.tcpMux, ports,
-                    config.effectiveProxyBindAddr(), Version.get(), LOGIN_TIMEOUT_SECONDS);
+                    config.effectiveProxyBindAddr(), Version.get(), config.transport.loginTimeout, credentials,
+                    authenticator, throttle, config.transport.maxStreamsPerClient);
             MuxSettings mux = new MuxSettings(config.transport.tcpMuxInitialWindow, config.transport.tcpMuxMaxWindow);
             ServerBootstrap bootstrap = new ServerBootstrap()
                     .group(acceptGroup, workerGroup)
@@ -77,9 +83,11 @@ public final class TunnelServer implements AutoCloseable {
             log.info("tunnel server {} listening on {} ({} transport, TLS {} with {})", Version.get(),
                     listener.localAddress(), Transports.name(), config.transport.tls.force ? "required" : "optional",
                     TlsContexts.providerName());
-            if (config.auth.token.isEmpty()) {
+            if (credentials.sharedTokenEmpty()) {
                 log.warn("auth.token is empty: any client can log in and open ports");
             }
+            log.info("logins are bound to the server certificate {} ({} user(s) with their own token)",
+                    authenticator.ownBinding().fingerprint(), config.users.size());
             return new TunnelServer(acceptGroup, workerGroup, listener);
         } catch (Exception e) {
             acceptGroup.shutdownGracefully(0, 0, TimeUnit.SECONDS);

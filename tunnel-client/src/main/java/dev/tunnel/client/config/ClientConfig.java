@@ -23,6 +23,8 @@ public class ClientConfig {
     public int serverPort = 7000;
     /** Exit when the first login fails instead of retrying. */
     public boolean loginFailExit = true;
+    /** User name for servers with per-user tokens ([[users]]); its proxies are namespaced by it. "" = the shared token. */
+    public String user = "";
     public Auth auth = new Auth();
     public Transport transport = new Transport();
     public Log log = new Log();
@@ -33,8 +35,10 @@ public class ClientConfig {
     public static class Auth {
         /** Only "token" for now. */
         public String method = "token";
-        /** Shared secret; must equal the server's auth.token. */
+        /** Shared secret; must equal the server's auth.token (or the server's token for {@code user}). */
         public String token = "";
+        /** Tunnel extension: file holding the token (trailing newline ignored); instead of token. */
+        public String tokenFile;
     }
 
     /** {@code [transport]}: the connection to the server. */
@@ -76,6 +80,8 @@ public class ClientConfig {
         public String trustedCaFile;
         /** Name to verify in the server certificate; null = serverAddr. */
         public String serverName;
+        /** Tunnel extension: the server certificate's SHA-256 fingerprint ("sha256:AB:CD:..."); any other is refused. */
+        public String serverFingerprint;
     }
 
     /** {@code [log]}. */

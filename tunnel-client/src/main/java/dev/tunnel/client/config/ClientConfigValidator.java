@@ -1,5 +1,6 @@
 package dev.tunnel.client.config;
 
+import dev.tunnel.protocol.auth.ChannelBinding;
 import dev.tunnel.protocol.config.ConfigErrors;
 import dev.tunnel.protocol.config.ConfigValidator;
 import dev.tunnel.protocol.config.LogSetup;
@@ -26,6 +27,14 @@ final class ClientConfigValidator implements ConfigValidator<ClientConfig> {
         checks.notBlank("serverAddr", cfg.serverAddr);
         checks.port("serverPort", cfg.serverPort);
         checks.oneOf("auth.method", cfg.auth.method, List.of("token"), List.of("oidc"));
+        String token = checks.secret("auth.token", cfg.auth.token, "auth.tokenFile", cfg.auth.tokenFile);
+        if (token != null) {
+            cfg.auth.token = token; // completes the config: the rest of the client only reads auth.token
+        }
+        if (checks.check(cfg.user != null, "user", "missing")) {
+            checks.check(cfg.user.chars().noneMatch(c -> Character.isWhitespace(c) || Character.isISOControl(c) || c == '.'),
+                    "user", "\"" + cfg.user + "\" (expected: no spaces, dots or control characters)");
+        }
         transport(cfg.transport, checks);
         checks.oneOf("log.level", cfg.log.level, LogSetup.LEVELS, List.of());
         checks.notBlank("log.to", cfg.log.to);
@@ -52,6 +61,15 @@ final class ClientConfigValidator implements ConfigValidator<ClientConfig> {
         checks.readableFile("transport.tls.certFile", t.tls.certFile);
         checks.readableFile("transport.tls.keyFile", t.tls.keyFile);
         checks.readableFile("transport.tls.trustedCaFile", t.tls.trustedCaFile);
+        if (t.tls.serverFingerprint != null) {
+            try {
+                checks.check(!ChannelBinding.parse(t.tls.serverFingerprint).isNone(), "transport.tls.serverFingerprint",
+                        "must not be empty");
+            } catch (IllegalArgumentException e) {
+                checks.check(false, "transport.tls.serverFingerprint", e.getMessage());
+            }
+            checks.check(t.tls.enable, "transport.tls.serverFingerprint", "needs transport.tls.enable = true");
+        }
         if (t.tls.serverName != null) {
             checks.notBlank("transport.tls.serverName", t.tls.serverName);
         }

@@ -6,7 +6,7 @@ import dev.tunnel.protocol.config.UnsupportedKeys;
 final class UnsupportedClientKeys {
 
     static final UnsupportedKeys KEYS = UnsupportedKeys.of(
-            "user", "clientID", "metadatas", "start", "includes", "webServer", "virtualNet", "featureGates",
+            "clientID", "metadatas", "start", "includes", "webServer", "virtualNet", "featureGates",
             "udpPacketSize", "natHoleStunServer", "dnsServer", "visitors",
             "auth.oidc", "auth.additionalScopes", "auth.tokenSource",
             "transport.connectServerLocalIP", "transport.proxyURL", "transport.quic",

@@ -145,7 +145,7 @@ class ClientConfigTest {
     @Test
     void unsupportedFrpKeysTopLevelAndPerProxy() {
         assertThat(messages("""
-                user = "me"
+                clientID = "me"
                 includes = ["./confd/*.toml"]
                 [transport]
                 proxyURL = "http://proxy:8080"
@@ -157,7 +157,7 @@ class ClientConfigTest {
                 [[visitors]]
                 name = "v"
                 """)).containsExactly(
-                "c.toml:1: \"user\" is an frp setting that tunnel does not support yet",
+                "c.toml:1: \"clientID\" is an frp setting that tunnel does not support yet",
                 "c.toml:2: \"includes\" is an frp setting that tunnel does not support yet",
                 "c.toml:4: \"transport.proxyURL\" is an frp setting that tunnel does not support yet",
                 "c.toml:8: \"proxies[0].transport.useEncryption\" is an frp setting that tunnel does not support yet",
@@ -247,6 +247,31 @@ class ClientConfigTest {
         Path file = dir.resolve("frpc.toml");
         Files.writeString(file, "[[proxies]]\nname = \"w\"\nplugin = { type = \"static_file\", localPath = \"site\" }\n");
         assertThat(ClientConfig.load(file, dir).proxies.get(0).plugin.localPath).isEqualTo("site");
+    }
+
+    @Test
+    void userTokenFileAndServerFingerprint() throws Exception {
+        Files.writeString(dir.resolve("token"), "from-file\r\n");
+        ClientConfig cfg = parse("""
+                user = "alice"
+                auth.tokenFile = "token"
+                transport.tls.serverFingerprint = "sha256:%s"
+                """.formatted("ab:".repeat(31) + "ab"));
+        assertThat(cfg.user).isEqualTo("alice");
+        assertThat(cfg.auth.token).isEqualTo("from-file");
+    }
+
+    @Test
+    void badFingerprintUserAndTokenFile() {
+        assertThat(messages("""
+                user = "al ice"
+                auth.tokenFile = "missing"
+                transport.tls.serverFingerprint = "md5:00"
+                """)).containsExactly(
+                "c.toml:1: user: \"al ice\" (expected: no spaces, dots or control characters)",
+                "c.toml:2: auth.tokenFile: file \"missing\" does not exist (looked for " + dir.resolve("missing") + ")",
+                "c.toml:3: transport.tls.serverFingerprint: \"md5:00\" is not a SHA-256 fingerprint"
+                        + " (expected: sha256: and 32 hex bytes, e.g. sha256:AB:CD:...)");
     }
 
     private ClientConfig parse(String toml) throws ConfigException {

@@ -93,6 +93,32 @@ public final class ValueChecks {
         return check(Files.isReadable(p), key, "file \"" + value + "\" is not readable");
     }
 
+    /**
+     * A secret given either inline ({@code tokenKey}) or in a file ({@code fileKey}, our
+     * extension): returns the secret, the file's content without trailing line breaks, or null
+     * after adding an error. Error messages never contain the secret or the file's content.
+     */
+    public String secret(String tokenKey, String token, String fileKey, String file) {
+        if (file == null) {
+            return token;
+        }
+        if (token != null && !token.isEmpty()) {
+            check(false, fileKey, "set together with " + tokenKey + " (expected: one of them)");
+            return null;
+        }
+        if (!readableFile(fileKey, file)) {
+            return null;
+        }
+        try {
+            String content = Files.readString(resolve(file), java.nio.charset.StandardCharsets.UTF_8).replaceAll("[\\r\\n]+$", "");
+            check(!content.isEmpty(), fileKey, "file \"" + file + "\" is empty");
+            return content.isEmpty() ? null : content;
+        } catch (java.io.IOException e) {
+            check(false, fileKey, "file \"" + file + "\" cannot be read (" + e.getClass().getSimpleName() + ")");
+            return null;
+        }
+    }
+
     /** An existing directory. */
     public boolean directory(String key, String value) {
         if (!notBlank(key, value)) {

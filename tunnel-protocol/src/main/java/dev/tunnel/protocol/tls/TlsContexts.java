@@ -9,6 +9,7 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslProvider;
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import io.netty.util.NetUtil;
+import java.nio.file.Path;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
 import java.util.List;
@@ -80,22 +81,46 @@ public final class TlsContexts {
     }
 
     static SslContext server(TlsFiles files, SslProvider provider) {
+        return server(files, null, provider).context();
+    }
+
+    /** A server context with the leaf certificate it presents (what the login is bound to). */
+    public record ServerTls(SslContext context, X509Certificate certificate) {
+    }
+
+    /**
+     * Like {@link #server(TlsFiles)}, and also returns the certificate presented. Without a
+     * certificate file, the self-signed certificate is kept in {@code selfSignedDir} when that is
+     * given (created on first start, reused after, so its fingerprint can be pinned), else
+     * generated fresh.
+     */
+    public static ServerTls server(TlsFiles files, Path selfSignedDir) {
+        return server(files, selfSignedDir, provider());
+    }
+
+    static ServerTls server(TlsFiles files, Path selfSignedDir, SslProvider provider) {
         files.checkKeyPairComplete();
         SslContextBuilder builder;
+        X509Certificate leaf;
         if (files.hasKeyPair()) {
             CertifiedChain chain = CertifiedChain.load(files);
             builder = SslContextBuilder.forServer(chain.key(), chain.certificates());
+            leaf = chain.certificates().get(0);
         } else {
-            CertifiedKey selfSigned = CertificateAuthority.selfSignedServer(KeyType.EC_P256);
-            LOG.info("No {} given: generated a self-signed server certificate, SHA-256 fingerprint {}",
-                    TlsFiles.CERT_FILE_KEY, selfSigned.sha256Fingerprint());
+            CertifiedKey selfSigned = selfSignedDir == null
+                    ? CertificateAuthority.selfSignedServer(KeyType.EC_P256)
+                    : SelfSignedStore.loadOrCreate(selfSignedDir);
+            LOG.info("No {} given: {} self-signed server certificate, fingerprint sha256:{}",
+                    TlsFiles.CERT_FILE_KEY, selfSignedDir == null ? "generated a" : "using the persisted",
+                    selfSigned.sha256Fingerprint());
             builder = SslContextBuilder.forServer(selfSigned.privateKey(), selfSigned.certificate());
+            leaf = selfSigned.certificate();
         }
         if (files.trustedCaFile() != null) {
             builder.trustManager(PemFiles.readCertificates(TlsFiles.TRUSTED_CA_FILE_KEY, files.trustedCaFile()))
                     .clientAuth(ClientAuth.REQUIRE);
         }
-        return build(builder.sslProvider(provider).protocols(PROTOCOLS), files);
+        return new ServerTls(build(builder.sslProvider(provider).protocols(PROTOCOLS), files), leaf);
     }
 
     /**

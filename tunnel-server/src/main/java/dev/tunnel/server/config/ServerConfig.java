@@ -32,13 +32,35 @@ public class ServerConfig {
     public Auth auth = new Auth();
     public Transport transport = new Transport();
     public Log log = new Log();
+    /** Tunnel extension, {@code [[users]]}: clients with their own token and port rules (a client sends {@code user}). */
+    public List<User> users = new ArrayList<>();
 
     /** {@code [auth]}: how clients prove who they are. */
     public static class Auth {
         /** Only "token" for now. */
         public String method = "token";
-        /** Shared secret; must equal the client's auth.token. */
+        /** Shared secret; must equal the client's auth.token. With [[users]], empty = only users may log in. */
         public String token = "";
+        /** Tunnel extension: file holding the token (trailing newline ignored); instead of token. */
+        public String tokenFile;
+        /** Tunnel extension: failed logins from one IP address within a minute before it is refused; 0 = no limit. */
+        public int maxFailedLogins = 5;
+        /** Tunnel extension: seconds an IP address is refused after maxFailedLogins. */
+        public int failedLoginBlockSeconds = 60;
+    }
+
+    /** {@code [[users]]} (tunnel extension): one client identity. */
+    public static class User {
+        /** What the client puts in its {@code user} key; its proxies are namespaced by it. */
+        public String name;
+        /** This user's own secret (or tokenFile). */
+        public String token;
+        /** File holding this user's token, instead of token. */
+        public String tokenFile;
+        /** Ports this user may open; empty = the server's allowPorts. */
+        public List<PortRange> allowPorts = new ArrayList<>();
+        /** Public ports this user may hold over all its clients; -1 = the server's maxPortsPerClient, 0 = unlimited. */
+        public int maxPortsPerClient = -1;
     }
 
     /** {@code [transport]}: the connection between client and server. */
@@ -59,6 +81,10 @@ public class ServerConfig {
         public int sendBufferSize = 0;
         /** Tunnel extension: SO_RCVBUF in bytes; 0 = OS default, else 4096..67108864. */
         public int receiveBufferSize = 0;
+        /** Tunnel extension: seconds a new connection has to finish TLS and log in (> 0). */
+        public int loginTimeout = 10;
+        /** Tunnel extension: open streams (public connections) one client may have; more are refused. 0 = unlimited. */
+        public int maxStreamsPerClient = 4096;
         public Tls tls = new Tls();
     }
 
@@ -72,6 +98,8 @@ public class ServerConfig {
         public String keyFile;
         /** PEM CA bundle; when set, clients must present a certificate it signed. */
         public String trustedCaFile;
+        /** Tunnel extension: directory keeping the self-signed certificate across restarts; null = a new one each start. */
+        public String selfSignedDir;
     }
 
     /** {@code [log]}. */

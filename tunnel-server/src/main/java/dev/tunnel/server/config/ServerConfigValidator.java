@@ -6,7 +6,9 @@ import dev.tunnel.protocol.config.LogSetup;
 import dev.tunnel.protocol.config.ValueChecks;
 
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /** Checks every server value and reports all problems with the key, the value and what is allowed. */
 final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
@@ -28,6 +30,13 @@ final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
         checks.atLeast("userConnTimeout", cfg.userConnTimeout, 1);
         checks.atLeast("maxPortsPerClient", cfg.maxPortsPerClient, 0);
         checks.oneOf("auth.method", cfg.auth.method, List.of("token"), List.of("oidc"));
+        String token = checks.secret("auth.token", cfg.auth.token, "auth.tokenFile", cfg.auth.tokenFile);
+        if (token != null) {
+            cfg.auth.token = token; // completes the config: the rest of the server only reads auth.token
+        }
+        checks.atLeast("auth.maxFailedLogins", cfg.auth.maxFailedLogins, 0);
+        checks.atLeast("auth.failedLoginBlockSeconds", cfg.auth.failedLoginBlockSeconds, 1);
+        users(cfg.users, checks);
         transport(cfg.transport, checks);
         for (int i = 0; i < cfg.allowPorts.size(); i++) {
             portRange("allowPorts[" + i + "]", cfg.allowPorts.get(i), checks);
@@ -36,7 +45,36 @@ final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
         checks.notBlank("log.to", cfg.log.to);
     }
 
+    private static void users(List<ServerConfig.User> users, ValueChecks checks) {
+        Set<String> names = new HashSet<>();
+        for (int i = 0; i < users.size(); i++) {
+            ServerConfig.User u = users.get(i);
+            String key = "users[" + i + "]";
+            if (checks.notBlank(key + ".name", u.name)) {
+                checks.check(u.name.chars().noneMatch(c -> Character.isWhitespace(c) || Character.isISOControl(c) || c == '.'),
+                        key + ".name", "\"" + u.name + "\" (expected: no spaces, dots or control characters)");
+                checks.check(names.add(u.name), key + ".name", "\"" + u.name + "\" is listed twice");
+            }
+            String token = checks.secret(key + ".token", u.token, key + ".tokenFile", u.tokenFile);
+            if (u.tokenFile == null) {
+                checks.check(token != null && !token.isEmpty(), key + ".token", "missing (every user needs its own token or tokenFile)");
+            }
+            if (token != null) {
+                u.token = token;
+            }
+            checks.atLeast(key + ".maxPortsPerClient", u.maxPortsPerClient, -1);
+            for (int j = 0; j < u.allowPorts.size(); j++) {
+                portRange(key + ".allowPorts[" + j + "]", u.allowPorts.get(j), checks);
+            }
+        }
+    }
+
     private static void transport(ServerConfig.Transport t, ValueChecks checks) {
+        checks.atLeast("transport.loginTimeout", t.loginTimeout, 1);
+        checks.atLeast("transport.maxStreamsPerClient", t.maxStreamsPerClient, 0);
+        if (t.tls.selfSignedDir != null) {
+            checks.notBlank("transport.tls.selfSignedDir", t.tls.selfSignedDir);
+        }
         checks.atLeast("transport.tcpMuxKeepaliveInterval", t.tcpMuxKeepaliveInterval, 1);
         checks.positiveOrDisabled("transport.heartbeatTimeout", t.heartbeatTimeout);
         checks.atLeast("transport.maxPoolCount", t.maxPoolCount, 0);

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -177,6 +178,56 @@ class ServerConfigTest {
         Path file = dir.resolve("frps.toml");
         Files.writeString(file, "bindPort = 7001\n");
         assertThat(ServerConfig.load(file).bindPort).isEqualTo(7001);
+    }
+
+    @Test
+    void tokenFromAFileAndUsersWithTheirOwnTokensAndPorts(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("token"), "from-file\n");
+        Files.writeString(dir.resolve("bob.token"), "bob-secret\n");
+        ServerConfig cfg = ServerConfig.parse("""
+                auth.tokenFile = "token"
+                [[users]]
+                name = "alice"
+                token = "alice-secret"
+                allowPorts = [{ single = 6001 }]
+                maxPortsPerClient = 2
+                [[users]]
+                name = "bob"
+                tokenFile = "bob.token"
+                """, "s.toml", k -> null, dir);
+        assertThat(cfg.auth.token).isEqualTo("from-file");
+        assertThat(cfg.users).extracting(u -> u.name + "/" + u.token + "/" + u.maxPortsPerClient)
+                .containsExactly("alice/alice-secret/2", "bob/bob-secret/-1");
+        assertThat(cfg.users.get(0).allowPorts.get(0).single).isEqualTo(6001);
+    }
+
+    @Test
+    void badUsersAndLimitsAreReportedWithoutEchoingSecrets(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("token"), "file-secret");
+        ConfigException e = catchThrowableOfType(ConfigException.class, () -> ServerConfig.parse("""
+                auth.token = "inline-secret"
+                auth.tokenFile = "token"
+                auth.maxFailedLogins = -1
+                transport.loginTimeout = 0
+                transport.maxStreamsPerClient = -5
+                [[users]]
+                name = "a b"
+                [[users]]
+                name = "a b"
+                token = "x"
+                allowPorts = [{ start = 10, end = 5 }]
+                """, "s.toml", k -> null, dir));
+        List<String> messages = e.errors().stream().map(ConfigError::toString).toList();
+        assertThat(messages).contains(
+                "s.toml:2: auth.tokenFile: set together with auth.token (expected: one of them)",
+                "s.toml:3: auth.maxFailedLogins: -1 (expected: 0 or more)",
+                "s.toml:4: transport.loginTimeout: 0 (expected: 1 or more)",
+                "s.toml:5: transport.maxStreamsPerClient: -5 (expected: 0 or more)",
+                "s.toml:7: users[0].name: \"a b\" (expected: no spaces, dots or control characters)",
+                "s.toml:9: users[1].name: \"a b\" is listed twice",
+                "s.toml:11: users[1].allowPorts[0]: {start = 10, end = 5} (expected: start <= end)");
+        assertThat(messages).anyMatch(m -> m.contains("users[0].token: missing"));
+        assertThat(String.join("\n", messages)).doesNotContain("inline-secret").doesNotContain("file-secret");
     }
 
     private static ServerConfig parse(String toml) throws ConfigException {
