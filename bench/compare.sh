@@ -26,9 +26,10 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-COMMAND="bench/compare.sh $( [ $QUICK = 1 ] && echo --quick )"
+COMMAND="bench/compare.sh"; [ $QUICK = 0 ] || COMMAND="$COMMAND --quick"
 
 WORK=$(mktemp -d /tmp/tunnel-bench.XXXXXX)
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 RESULTS=$WORK/results.txt; META=$WORK/meta.txt
 : > "$RESULTS"; : > "$META"
 [ -z "$OUT" ] && { if [ $QUICK = 1 ]; then OUT=$WORK/benchmarks.md; else OUT=docs/benchmarks.md; fi; }
@@ -148,7 +149,7 @@ http {
 NGINX
 start nginx nginx -c "$WORK/nginx.conf" -g 'daemon off;'
 start iperf3 iperf3 -s -B 127.0.0.1 -p $IPERF_PORT
-start echo java -Xmx256m -cp "$BENCH_JAR" dev.tunnel.bench.EchoServer --listen 127.0.0.1:$ECHO_PORT --threads 1
+start echo java -Xmx256m -Xlog:gc:file="$WORK/gc-echo.log" -cp "$BENCH_JAR" dev.tunnel.bench.EchoServer --listen 127.0.0.1:$ECHO_PORT --threads 1
 wait_port $NGINX_PORT && wait_port $IPERF_PORT && wait_port $ECHO_PORT || { echo "backends did not start" >&2; tail "$WORK"/*.log >&2; exit 1; }
 
 # ---- measurement blocks ----
@@ -213,13 +214,15 @@ longrun() {
   local col=$1 port=$2 per=$((LONG_N / LOAD_PROCS)) pids=() files=() i
   log "$col: $LONG_N long connections, one message per ${LONG_INTERVAL} ms for ${LONG_S}s ($LOAD_PROCS load processes)"
   for i in $(seq 1 $LOAD_PROCS); do
-    bench_java dev.tunnel.bench.LongConnLoad --target 127.0.0.1:$port --connections $per \
+    java -Xlog:gc:file="$WORK/gc-long-$col-$i.log" -cp "$BENCH_JAR" dev.tunnel.bench.LongConnLoad --target 127.0.0.1:$port --connections $per \
         --interval-ms $LONG_INTERVAL --duration-s $LONG_S --warmup-ms $LONG_WARMUP --threads 2 \
         --sources 127.0.0.$((i + 1)) --connect-rate 2000 --out "$WORK/long-$col-$i.res" > "$WORK/long-$col-$i.txt" 2>&1 &
     pids+=($!); files+=("$WORK/long-$col-$i.res")
   done
   for p in "${pids[@]}"; do wait $p || true; done
   local m; m=$(bench_java dev.tunnel.bench.LongConnLoad merge "${files[@]}" 2>&1 || true)
+  # Pauses over 50 ms in the load tool or the echo backend during the run (they land in every column's tail).
+  awk -v c=$col '/Pause/ {v=$NF; sub(/ms/,"",v); if (v+0 > 50) print "    gc pause > 50 ms (" FILENAME "): " $0}' "$WORK"/gc-long-$col-*.log "$WORK/gc-echo.log" >&2 || true
   echo "$m" > "$WORK/long-$col.txt"; echo "$m" | sed 's/^/    /' >&2
   local line; line=$(echo "$m" | grep '^RESULT' || true)
   get() { echo "$line" | tr ' ' '\n' | awk -F= -v k=$1 '$1==k {print $2}'; }
@@ -293,14 +296,15 @@ TOML
     note "$col: skipped, the client did not come up on this branch: $(tail -2 "$WORK/$col-client.log" | tr '\n' ' ' | cut -c1-200)"
     log "$col: skipped (client did not come up)"; stop $cp; stop $sp; return 0
   fi
+  # Memory first, on fresh processes: after the throughput tests the heap and the buffer pools
+  # keep what the peak needed, which is not what a VPS at ~1,000 req/s holds.
+  memory $col $web $echo $sp -- $cp
   if [ "$col" = mux-tls-small ]; then
     wrk_run "http://127.0.0.1:$web/ping" 50 2 >/dev/null
     local r; r=($(wrk_run "http://127.0.0.1:$web/ping" 50 $D)); put ka_rps $col "${r[0]:-}"
-    memory $col $web $echo $sp -- $cp
     stop $cp; stop $sp; return 0
   fi
   loopback $col $web $ip
-  memory $col $web $echo $sp -- $cp
   if [ "$col" = mux-tls ]; then longrun $col $echo; fi
   stop $cp
   # The same server, the client now behind the link emulator.
@@ -349,10 +353,10 @@ start sshd "$SSHD" -D -f "$WORK/sshd_config" -E "$WORK/sshd-errors.log"; SSHD_PI
 if wait_port $SSH_PORT; then
   start ssh ssh_r $SSH_PORT; SSH_PID=$LAST_PID
   if wait_port $SSH_ECHO 15; then
-    loopback ssh $SSH_WEB $SSH_IPERF
     # sshd forks a process per login: the "server" is every sshd process but the listener.
     SSHD_ALL=$(descendants $SSHD_PID)
     memory ssh $SSH_WEB $SSH_ECHO $SSHD_ALL -- $SSH_PID
+    loopback ssh $SSH_WEB $SSH_IPERF
     longrun ssh $SSH_ECHO
   else
     note "ssh: ssh -R did not come up: $(tail -2 "$WORK/ssh.log" | tr '\n' ' ')"
@@ -383,6 +387,7 @@ done
   echo "kernel=$(uname -sr)"
   echo "java=$(java -version 2>&1 | head -1)"
   echo "command=$COMMAND"
+  echo "load=load average $LOAD_BEFORE before the run, $(cut -d' ' -f1-3 /proc/loadavg) after (other work on the machine skews every figure; compare columns of one run)"
   echo "rtt_ms=$((DELAY_MS * 2))"
 } >> "$META"
 note "Everything runs on this one machine over 127.0.0.1, so the load tools, nginx (1 worker), iperf3, the echo backend, sshd/ssh and the tunnel share its $(nproc) cores: ratios within one run are meaningful, absolute figures are not those of a real VPS."
@@ -390,7 +395,7 @@ note "direct: the load tool straight to the backend. ssh -R: OpenSSH $(ssh -V 2>
 note "HTTP: wrk -t1 -c50 for ${D} s against nginx /ping (a 5-byte body) after a 2 s warm-up; Connection: close makes every request a new tunneled connection."
 note "iperf3: ${IPERF_T} s, 1 and 8 parallel streams, client to server (public side to home side)."
 note "Emulated link: the bench LinkEmulator relays with ${DELAY_MS} ms each way (80 ms RTT) between tunnel-client and tunnel-server, between ssh and sshd, and for direct between the load tool and the backend (one RTT for the request: the emulator answers the TCP handshake locally). First byte: FirstByte, connect + GET /ping, median of $TTFB_N new connections."
-note "Memory: VmRSS of the whole process from /proc/PID/status (for ssh -R, every sshd process of the session on the server side). Idle after start-up; the maximum sampled every 0.5 s during ${RATE_S} s of wrk -t1 -c10 with bench/rate.lua (a 10 ms delay before each request, about 1,000 req/s: Debian's wrk has no -R); then while LongConnLoad holds $IDLE_N idle connections, per connection = (RSS holding them - RSS just before) / $IDLE_N."
+note "Memory: VmRSS of the whole process from /proc/PID/status (for ssh -R, every sshd process of the session on the server side), measured first on fresh processes. Idle after start-up; the maximum sampled every 0.5 s during ${RATE_S} s of wrk -t1 -c10 with bench/rate.lua (a 10 ms delay before each request, about 1,000 req/s: Debian's wrk has no -R); then while LongConnLoad holds $IDLE_N idle connections, per connection = (RSS holding them - RSS just before) / $IDLE_N."
 note "mux TLS, small JVM: the same tunnel launched with $SMALL_JVM."
 note "Long connections: LongConnLoad, $LONG_N connections to an echo backend split over $LOAD_PROCS processes of 2 event loops each (each from its own 127.0.0.x), a 64-byte sequenced, timestamped message every $((LONG_INTERVAL / 1000)) s each for ${LONG_S} s; RTTs of the first $((LONG_WARMUP / 1000)) s are not recorded (JIT warm-up), everything is counted; percentiles come from the raw histograms of every event loop merged; the tool prints its own CPU use."
 bench_java dev.tunnel.bench.Report --results "$RESULTS" --meta "$META" --out "$OUT" --svg "$SVG"
