@@ -20,7 +20,10 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "tunnel-client", mixinStandardHelpOptions = true, versionProvider = ClientMain.VersionProvider.class,
         description = "Runs the tunnel client: dials the server and forwards its proxies to local apps.",
-        subcommands = ClientMain.Verify.class)
+        subcommands = ClientMain.Verify.class,
+        footer = {"", "On a 1 GB VPS, cap the JVM (measured in docs/benchmarks.md; README \"JVM settings for a small VPS\"):",
+                "  java -Xms16m -Xmx64m -XX:MaxDirectMemorySize=64m -XX:+UseSerialGC -Xss512k \\",
+                "       -XX:ReservedCodeCacheSize=32m -XX:TieredStopAtLevel=1 -jar tunnel-client.jar -c FILE"})
 public final class ClientMain implements Callable<Integer> {
 
     @CommandLine.Spec

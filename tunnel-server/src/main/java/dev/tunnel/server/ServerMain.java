@@ -18,7 +18,10 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "tunnel-server", mixinStandardHelpOptions = true, versionProvider = ServerMain.VersionProvider.class,
         description = "Runs the tunnel server: clients log in here and their proxies get public ports.",
-        subcommands = {ServerMain.Verify.class, CertsCommand.class})
+        subcommands = {ServerMain.Verify.class, CertsCommand.class},
+        footer = {"", "On a 1 GB VPS, cap the JVM (measured in docs/benchmarks.md; README \"JVM settings for a small VPS\"):",
+                "  java -Xms16m -Xmx64m -XX:MaxDirectMemorySize=64m -XX:+UseSerialGC -Xss512k \\",
+                "       -XX:ReservedCodeCacheSize=32m -XX:TieredStopAtLevel=1 -jar tunnel-server.jar -c FILE"})
 public final class ServerMain implements Callable<Integer> {
 
     @CommandLine.Spec

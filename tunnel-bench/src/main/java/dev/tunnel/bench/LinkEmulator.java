@@ -1,0 +1,226 @@
+package dev.tunnel.bench;
+
+import dev.tunnel.protocol.transport.Transports;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.InetSocketAddress;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A TCP relay that emulates a long link: each byte read at t is written to the other side at
+ * t + delay (in order; EOF and close follow after the delay too), optionally capped at a
+ * bandwidth, with fault modes for chaos tests. Place it between tunnel-client and
+ * tunnel-server (or between ssh and sshd):
+ *
+ * <pre>
+ * java -cp tunnel-bench.jar dev.tunnel.bench.LinkEmulator --listen 127.0.0.1:7001 \
+ *      --target 127.0.0.1:7000 --delay-ms 40 [--rate-mbit 100] [--max-queue-kib 8192] \
+ *      [--fault stall|reset|half-open --fault-after-ms 5000 [--fault-for-ms 3000]] [--threads 2]
+ * </pre>
+ *
+ * <h3>Memory</h3>
+ * Each direction of each connection queues at most {@code --max-queue-kib} bytes "on the
+ * wire" ({@link DelayPipe}); beyond that it stops reading its source, so TCP backpressure
+ * reaches the sender. The default (8 MiB) carries 1.6 Gbit/s at 40 ms.
+ *
+ * <h3>Faults</h3>
+ * <ul>
+ *   <li>{@code stall}: nothing is delivered (queues fill, then reading stops); delivery resumes
+ *       when the fault ends.
+ *   <li>{@code reset}: every connection is closed with RST on both sides; new connections are
+ *       reset at once while the fault lasts.
+ *   <li>{@code half-open}: everything read is dropped and closes are not relayed: each side
+ *       still thinks the other is there (a NAT that forgot the flow). Only a heartbeat notices.
+ * </ul>
+ *
+ * <p>Threading: both sockets of a relayed pair share one event loop, whose scheduled tasks run
+ * in deadline order, so order is kept.
+ */
+public final class LinkEmulator implements AutoCloseable {
+    /** What the link does to the traffic. */
+    public enum Fault {
+        NONE, STALL, RESET, HALF_OPEN;
+
+        static Fault parse(String s) {
+            try {
+                return valueOf(s.toUpperCase(Locale.ROOT).replace('-', '_'));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--fault: " + s + " (expected: stall, reset, half-open)");
+            }
+        }
+    }
+
+    /** Link settings. {@code rateBitsPerSecond} 0 = no cap. */
+    public record Settings(long delayNanos, long rateBitsPerSecond, int maxQueueBytes) {
+        public static Settings delay(long millis) {
+            return new Settings(TimeUnit.MILLISECONDS.toNanos(millis), 0, 8 << 20);
+        }
+    }
+
+    private final EventLoopGroup group;
+    private final Channel listener;
+    private final Settings settings;
+    private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+    private final java.util.Set<DelayPipe> pipes = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private volatile Fault fault = Fault.NONE;
+
+    private LinkEmulator(EventLoopGroup group, Channel listener, Settings settings) {
+        this.group = group;
+        this.listener = listener;
+        this.settings = settings;
+    }
+
+    /** Listens on {@code listen} (port 0 = any) and relays each connection to {@code target}. */
+    public static LinkEmulator start(InetSocketAddress listen, InetSocketAddress target, Settings settings, int threads)
+            throws InterruptedException {
+        EventLoopGroup group = Transports.newGroup(threads, "link-emulator");
+        LinkEmulator[] self = new LinkEmulator[1];
+        Channel listener;
+        try {
+            listener = new ServerBootstrap()
+                    .group(group)
+                    .channel(Transports.serverChannel())
+                    .option(ChannelOption.SO_BACKLOG, 4096)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
+                    .childOption(ChannelOption.AUTO_READ, false)
+                    .childHandler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel inbound) {
+                            self[0].accept(inbound, target);
+                        }
+                    })
+                    .bind(listen).sync().channel();
+        } catch (InterruptedException | RuntimeException e) {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            throw e;
+        }
+        self[0] = new LinkEmulator(group, listener, settings);
+        return self[0];
+    }
+
+    public int port() {
+        return ((InetSocketAddress) listener.localAddress()).getPort();
+    }
+
+    public Fault fault() {
+        return fault;
+    }
+
+    /** Changes the fault mode now; {@link Fault#RESET} resets every open connection. */
+    public void fault(Fault mode) {
+        fault = mode;
+        if (mode == Fault.RESET) {
+            for (Channel c : connections) {
+                c.eventLoop().execute(() -> DelayPipe.reset(c));
+            }
+        } else if (mode == Fault.NONE) {
+            for (Channel c : connections) {
+                c.eventLoop().execute(() -> {
+                    DelayPipe pipe = c.pipeline().get(DelayPipe.class);
+                    if (pipe != null) {
+                        pipe.faultCleared();
+                    }
+                });
+            }
+        }
+    }
+
+    /** Open relayed sockets (two per connection). */
+    public int openSockets() {
+        return connections.size();
+    }
+
+    private void accept(SocketChannel inbound, InetSocketAddress target) {
+        if (fault == Fault.RESET) {
+            inbound.eventLoop().execute(() -> DelayPipe.reset(inbound));
+            return;
+        }
+        connections.add(inbound);
+        Channel outbound = new io.netty.bootstrap.Bootstrap()
+                .group(inbound.eventLoop())
+                .channel(Transports.socketChannel())
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
+                .option(ChannelOption.AUTO_READ, false)
+                .handler(new DelayPipe(this, inbound))
+                .connect(target)
+                .addListener(f -> {
+                    if (!f.isSuccess()) {
+                        DelayPipe.reset(inbound);
+                    }
+                })
+                .channel();
+        connections.add(outbound);
+        inbound.pipeline().addLast(new DelayPipe(this, outbound));
+    }
+
+    Settings settings() {
+        return settings;
+    }
+
+    /** Pipes that hold queued bytes, so that {@link #close()} can release them. */
+    void track(DelayPipe pipe) {
+        pipes.add(pipe);
+    }
+
+    void untrack(DelayPipe pipe) {
+        pipes.remove(pipe);
+    }
+
+    @Override
+    public void close() {
+        listener.close().syncUninterruptibly();
+        connections.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+        for (EventExecutor loop : group) {
+            loop.submit(() -> pipes.forEach(p -> {
+                if (p.inEventLoop(loop)) {
+                    p.releaseAll();
+                }
+            })).awaitUninterruptibly(1, TimeUnit.SECONDS);
+        }
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    public static void main(String[] argv) throws Exception {
+        Args args = new Args(argv);
+        InetSocketAddress listen = Args.address("listen", args.required("listen"));
+        InetSocketAddress target = Args.address("target", args.required("target"));
+        long delayMs = args.number("delay-ms", 0, 0, 60_000);
+        long rateMbit = args.number("rate-mbit", 0, 0, 1_000_000);
+        long queueKib = args.number("max-queue-kib", 8192, 16, 1 << 20);
+        int threads = (int) args.number("threads", 2, 1, 64);
+        Fault mode = args.has("fault") ? Fault.parse(args.string("fault", "")) : Fault.NONE;
+        long after = args.number("fault-after-ms", 0, 0, Long.MAX_VALUE / 2);
+        long lasting = args.number("fault-for-ms", 0, 0, Long.MAX_VALUE / 2);
+
+        Settings settings = new Settings(TimeUnit.MILLISECONDS.toNanos(delayMs), rateMbit * 1_000_000,
+                (int) (queueKib * 1024));
+        LinkEmulator link = start(listen, target, settings, threads);
+        Runtime.getRuntime().addShutdownHook(new Thread(link::close, "link-emulator-stop"));
+        System.out.printf("link emulator %s -> %s: delay %d ms each way, rate %s, queue %d KiB%n",
+                link.listener.localAddress(), target, delayMs, rateMbit == 0 ? "uncapped" : rateMbit + " Mbit/s", queueKib);
+        if (mode != Fault.NONE) {
+            link.group.schedule(() -> {
+                System.out.println("fault " + mode + " starts");
+                link.fault(mode);
+            }, after, TimeUnit.MILLISECONDS);
+            if (lasting > 0) {
+                link.group.schedule(() -> {
+                    System.out.println("fault " + mode + " ends");
+                    link.fault(Fault.NONE);
+                }, after + lasting, TimeUnit.MILLISECONDS);
+            }
+        }
+        link.listener.closeFuture().sync();
+    }
+}

@@ -1,0 +1,134 @@
+package dev.tunnel.bench;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
+import java.util.BitSet;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One connection of {@link LongConnLoad}: sends a message every interval and checks the echoes.
+ * A message is {@code magic u32, connection id u32, sequence u64, send time u64 (nanoTime)}
+ * then zero padding up to the message size.
+ *
+ * <p>Threading: runs on its channel's event loop, and counts into that loop's {@link LoadStats}.
+ */
+final class LoadConnection extends ChannelInboundHandlerAdapter {
+    static final int HEADER = 24;
+    private static final int MAGIC = 0x4C4F4144; // "LOAD"
+
+    /** When every connection stops sending. */
+    static final class Clock {
+        private volatile long sendingUntil = Long.MAX_VALUE;
+        private volatile long recordingFrom = Long.MAX_VALUE;
+
+        void start(long recordFrom, long until) {
+            recordingFrom = recordFrom;
+            sendingUntil = until;
+        }
+
+        /** Messages sent during the warm-up (JIT, first connections) count, but their RTT is not recorded. */
+        boolean recording(long sentAt) {
+            return sentAt - recordingFrom >= 0;
+        }
+
+        boolean over(long now) {
+            return now - sendingUntil >= 0;
+        }
+    }
+
+    private final int id;
+    private final LongConnLoad.Options options;
+    private final LoadStats stats;
+    private final Clock clock;
+    private final BitSet received = new BitSet();
+    private long sent;
+    private long highest = -1;
+    private ScheduledFuture<?> timer;
+    private Channel channel;
+
+    LoadConnection(int id, LongConnLoad.Options options, LoadStats stats, Clock clock) {
+        this.id = id;
+        this.options = options;
+        this.stats = stats;
+        this.clock = clock;
+    }
+
+    /** Starts the periodic messages, first one at a random point of the first interval. */
+    void startSending(Channel ch) {
+        ch.eventLoop().execute(() -> {
+            channel = ch;
+            long interval = options.intervalMillis();
+            long first = ThreadLocalRandom.current().nextLong(interval);
+            timer = ch.eventLoop().scheduleAtFixedRate(this::send, first, interval, TimeUnit.MILLISECONDS);
+        });
+    }
+
+    private void send() {
+        long now = System.nanoTime();
+        if (clock.over(now) || !channel.isActive()) {
+            timer.cancel(false);
+            return;
+        }
+        ByteBuf msg = channel.alloc().buffer(options.messageSize());
+        msg.writeInt(MAGIC).writeInt(id).writeLong(sent).writeLong(now);
+        msg.writeZero(options.messageSize() - HEADER);
+        sent++;
+        stats.sent++;
+        channel.writeAndFlush(msg, channel.voidPromise());
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        try {
+            ByteBuf m = (ByteBuf) msg;
+            long now = System.nanoTime();
+            if (m.readInt() != MAGIC || m.readInt() != id) {
+                stats.corrupt++;
+                return;
+            }
+            long seq = m.readLong();
+            long sentAt = m.readLong();
+            if (seq < 0 || seq >= sent || seq > Integer.MAX_VALUE) {
+                stats.corrupt++;
+                return;
+            }
+            if (received.get((int) seq)) {
+                stats.duplicated++;
+                return;
+            }
+            received.set((int) seq);
+            stats.received++;
+            if (seq < highest) {
+                stats.outOfOrder++;
+            }
+            highest = Math.max(highest, seq);
+            if (clock.recording(sentAt)) {
+                stats.recordRtt(now - sentAt);
+            }
+        } finally {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        if (!stats.closing) {
+            stats.closedEarly++;
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        stats.error(cause);
+        ctx.close();
+    }
+}

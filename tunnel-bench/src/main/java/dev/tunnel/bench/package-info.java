@@ -1,0 +1,2 @@
+/** Benchmark tools run by {@code bench/compare.sh}: link emulator, echo backend, load generators, report. */
+package dev.tunnel.bench;
