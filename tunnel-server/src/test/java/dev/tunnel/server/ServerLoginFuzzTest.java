@@ -15,20 +15,16 @@ import dev.tunnel.protocol.ControlMessage.NewProxy;
 import dev.tunnel.protocol.ControlMessage.Ping;
 import dev.tunnel.protocol.ControlMessage.Pong;
 import dev.tunnel.protocol.auth.LoginProof;
+import dev.tunnel.protocol.testing.Fuzz;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.ReferenceCountUtil;
 import java.io.ByteArrayOutputStream;
-import java.util.List;
+import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.lifecycle.AfterContainer;
-import net.jqwik.api.lifecycle.BeforeContainer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -37,6 +33,9 @@ import org.slf4j.LoggerFactory;
  * nothing escapes the pipeline, no buffer leaks, the connection ends closed (at once, or at the
  * login timeout) with exactly one WARN line, and a logged-in bystander on the same server
  * context is untouched.
+ *
+ * <p>Seeded random fuzzing: {@code -Dfuzz.tries} cases (1,000 in CI), base seed {@code -Dfuzz.seed}
+ * (random and printed when unset); see {@link Fuzz} and docs/security.md.
  */
 class ServerLoginFuzzTest {
     private static final AtomicInteger WARNINGS = new AtomicInteger();
@@ -54,7 +53,7 @@ class ServerLoginFuzzTest {
     private static ServerLoginHarness harness;
     private static EmbeddedChannel bystander;
 
-    @BeforeContainer
+    @BeforeAll
     static void setUp() {
         tunnelLogger = (Logger) LoggerFactory.getLogger("dev.tunnel");
         previousLevel = tunnelLogger.getLevel();
@@ -71,7 +70,7 @@ class ServerLoginFuzzTest {
         assertThat(ServerLoginTest.result(bystander).ok()).isTrue();
     }
 
-    @AfterContainer
+    @AfterAll
     static void tearDown() {
         tunnelLogger.detachAppender(COUNTER);
         tunnelLogger.setAdditive(previousAdditive);
@@ -79,8 +78,13 @@ class ServerLoginFuzzTest {
         bystander.finishAndReleaseAll();
     }
 
-    @Property
-    void anyInputEndsWithTheConnectionClosedAndOneLogLine(@ForAll("inputs") byte[] input) {
+    @Test
+    void anyInputEndsWithTheConnectionClosedAndOneLogLine() {
+        Fuzz.run("ServerLoginFuzzTest.anyInputEndsWithTheConnectionClosedAndOneLogLine",
+                rnd -> anyInputEndsWithTheConnectionClosedAndOneLogLine(input(rnd)));
+    }
+
+    private static void anyInputEndsWithTheConnectionClosedAndOneLogLine(byte[] input) {
         WARNINGS.set(0);
         EmbeddedChannel ch = harness.connection();
         try {
@@ -102,44 +106,43 @@ class ServerLoginFuzzTest {
         }
     }
 
-    @Provide
-    Arbitrary<byte[]> inputs() {
-        Arbitrary<byte[]> preface = Arbitraries.frequencyOf(
-                net.jqwik.api.Tuple.of(8, Arbitraries.just(ServerLoginTest.preface())),
-                net.jqwik.api.Tuple.of(1, Arbitraries.bytes().array(byte[].class).ofSize(6)),
-                net.jqwik.api.Tuple.of(1, Arbitraries.bytes().array(byte[].class).ofMaxSize(12)));
-        Arbitrary<byte[]> frame = Arbitraries.frequencyOf(
-                net.jqwik.api.Tuple.of(6, messages().map(ServerLoginHarness::encode)),
-                net.jqwik.api.Tuple.of(1, Arbitraries.bytes().array(byte[].class).ofMaxSize(40)));
-        Arbitrary<List<int[]>> flips = Combinators.combine(Arbitraries.integers(), Arbitraries.integers().between(0, 255))
-                .as((at, v) -> new int[] {at, v}).list().ofMaxSize(2);
-        return Combinators.combine(preface, frame.list().ofMaxSize(4), flips).as((p, frames, mutations) -> {
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            out.writeBytes(p);
-            frames.forEach(out::writeBytes);
-            byte[] bytes = out.toByteArray();
-            for (int[] m : mutations) {
-                if (bytes.length > 0) {
-                    bytes[Math.floorMod(m[0], bytes.length)] = (byte) m[1];
-                }
-            }
-            return bytes;
-        });
+    /**
+     * A preface (8 in 10 valid, else 6 random bytes or up to 12), then up to 4 frames (6 in 7 an
+     * encoded control message, else up to 40 random bytes), then up to 2 bytes overwritten.
+     */
+    private static byte[] input(SplittableRandom rnd) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int preface = rnd.nextInt(10);
+        out.writeBytes(preface < 8 ? ServerLoginTest.preface()
+                : preface == 8 ? Fuzz.bytesOfSize(rnd, 6) : Fuzz.bytes(rnd, 12));
+        int frames = Fuzz.size(rnd, 4);
+        for (int k = 0; k < frames; k++) {
+            out.writeBytes(rnd.nextInt(7) < 6 ? ServerLoginHarness.encode(message(rnd)) : Fuzz.bytes(rnd, 40));
+        }
+        return Fuzz.flip(rnd, out.toByteArray(), 2);
     }
 
-    private static Arbitrary<ControlMessage> messages() {
-        Arbitrary<String> s = Arbitraries.strings().ofMaxLength(12);
-        Arbitrary<String> nonce = Arbitraries.frequencyOf(
-                net.jqwik.api.Tuple.of(3, Arbitraries.create(LoginProof::newNonce)), net.jqwik.api.Tuple.of(1, s));
-        Arbitrary<Login> login = Combinators.combine(nonce, nonce, s, Arbitraries.of(true, false),
-                Arbitraries.integers(), Arbitraries.of("", "alice"), Arbitraries.of("", ServerLoginHarness.OWN.fingerprint()))
-                .as((n, proof, host, mux, window, user, cert) -> new Login("fuzz", host, "run", 0, n, proof, mux, 1,
-                        window, user, cert));
-        Arbitrary<Integer> i = Arbitraries.integers();
-        return Arbitraries.oneOf(login, login,
-                Combinators.combine(i, s, s, i).as(NewProxy::new),
-                Combinators.combine(i, s).as(CloseProxy::new),
-                Arbitraries.longs().map(Ping::new), Arbitraries.longs().map(Pong::new), s.map(Challenge::new),
-                Combinators.combine(i, s, s, s, i, s).as(LoginResult::new));
+    /** Logins (a quarter of the time) with fresh-looking or random nonces and proofs, or any other message. */
+    private static ControlMessage message(SplittableRandom rnd) {
+        return switch (rnd.nextInt(8)) {
+            case 0, 1 -> new Login("fuzz", string(rnd), "run", 0, nonce(rnd), nonce(rnd), rnd.nextBoolean(), 1,
+                    Fuzz.anyInt(rnd), Fuzz.oneOf(rnd, "", "alice"),
+                    Fuzz.oneOf(rnd, "", ServerLoginHarness.OWN.fingerprint()));
+            case 2 -> new NewProxy(Fuzz.anyInt(rnd), string(rnd), string(rnd), Fuzz.anyInt(rnd));
+            case 3 -> new CloseProxy(Fuzz.anyInt(rnd), string(rnd));
+            case 4 -> new Ping(Fuzz.anyLong(rnd));
+            case 5 -> new Pong(Fuzz.anyLong(rnd));
+            case 6 -> new Challenge(string(rnd));
+            default -> new LoginResult(Fuzz.anyInt(rnd), string(rnd), string(rnd), string(rnd), Fuzz.anyInt(rnd),
+                    string(rnd));
+        };
+    }
+
+    private static String nonce(SplittableRandom rnd) {
+        return rnd.nextInt(4) < 3 ? LoginProof.newNonce() : string(rnd);
+    }
+
+    private static String string(SplittableRandom rnd) {
+        return Fuzz.string(rnd, 12);
     }
 }
