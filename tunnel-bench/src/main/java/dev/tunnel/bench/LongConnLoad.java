@@ -130,7 +130,10 @@ public final class LongConnLoad {
                 sendingUntil = start + TimeUnit.SECONDS.toNanos(o.durationSeconds());
                 clock.start(start + TimeUnit.MILLISECONDS.toNanos(o.warmupMillis()), sendingUntil);
                 for (Channel ch : channels) {
-                    ch.pipeline().get(LoadConnection.class).startSending(ch);
+                    LoadConnection conn = ch.pipeline().get(LoadConnection.class);
+                    if (conn != null) { // null once the channel closed: it is counted as closed early
+                        conn.startSending(ch);
+                    }
                 }
             }
             TimeUnit.SECONDS.sleep(o.durationSeconds());

@@ -84,7 +84,7 @@ public class ServerConfig {
         /** Tunnel extension: seconds a new connection has to finish TLS and log in (> 0). */
         public int loginTimeout = 10;
         /** Tunnel extension: open streams (public connections) one client may have; more are refused. 0 = unlimited. */
-        public int maxStreamsPerClient = 4096;
+        public int maxStreamsPerClient = 32_768;
         public Tls tls = new Tls();
     }
 
