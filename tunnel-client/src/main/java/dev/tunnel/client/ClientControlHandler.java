@@ -55,7 +55,7 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
         String nonce = TokenProof.newNonce();
         ctx.write(Preface.encode(ctx.alloc()));
         ctx.write(new ControlFrame(new Login(identity.version(), identity.hostname(), identity.runId(), now, nonce,
-                TokenProof.compute(identity.token(), now, nonce), true, identity.poolCount(),
+                TokenProof.compute(identity.token(), now, nonce), identity.tcpMux(), identity.poolCount(),
                 mux.settings().initialWindow())));
         for (ProxyTarget proxy : proxies) {
             ctx.write(new ControlFrame(new NewProxy(proxy.id(), proxy.name(), proxy.type(), proxy.remotePort())));

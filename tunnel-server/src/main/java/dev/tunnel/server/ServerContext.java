@@ -1,8 +1,22 @@
 package dev.tunnel.server;
 
+import io.netty.channel.group.ChannelGroup;
+
 /**
  * What every tunnel connection on the server shares: the settings it needs from the config,
- * and the port registry. Immutable apart from the registry, which is thread-safe.
+ * the port registry, the logged-in sessions and the open public connections (for the drain at
+ * shutdown). Immutable apart from those three, which are thread-safe.
+ *
+ * @param pool pool-mode settings ({@code tcpMux = false})
  */
-record ServerContext(String token, boolean tcpMux, PortRegistry ports, String proxyBindAddr, String version, int loginTimeoutSeconds) {
+record ServerContext(String token, boolean tcpMux, PortRegistry ports, String proxyBindAddr, String version,
+                     int loginTimeoutSeconds, PoolSettings pool, SessionRegistry sessions, ChannelGroup publicConns) {
+
+    /**
+     * @param maxPoolCount           most idle work connections kept per client
+     * @param userConnTimeoutSeconds how long a public connection waits for a work connection
+     * @param keepaliveSeconds       interval of the pings sent on idle work connections
+     */
+    record PoolSettings(int maxPoolCount, int userConnTimeoutSeconds, int keepaliveSeconds) {
+    }
 }

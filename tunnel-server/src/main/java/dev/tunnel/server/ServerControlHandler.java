@@ -3,6 +3,7 @@ package dev.tunnel.server;
 import dev.tunnel.protocol.ControlFrame;
 import dev.tunnel.protocol.ControlMessage;
 import dev.tunnel.protocol.ControlMessage.CloseProxy;
+import dev.tunnel.protocol.ControlMessage.Goodbye;
 import dev.tunnel.protocol.ControlMessage.Login;
 import dev.tunnel.protocol.ControlMessage.LoginResult;
 import dev.tunnel.protocol.ControlMessage.NewProxy;
@@ -92,6 +93,8 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
             session.newProxy(request, result -> ctx.writeAndFlush(new ControlFrame(result)));
         } else if (message instanceof CloseProxy close) {
             session.closeProxy(close.proxyId());
+        } else if (message instanceof Goodbye goodbye) {
+            session.goodbye(goodbye.reason());
         } else if (!(message instanceof ControlMessage.Pong)) {
             log.debug("{} ignoring {}", ctx.channel(), message);
         }
@@ -119,9 +122,10 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
         }
         loginTimeout.cancel(false);
         String id = Long.toString(SESSION_IDS.incrementAndGet());
-        session = new ClientSession(id, mux, server.ports(), server.proxyBindAddr());
+        session = new ClientSession(id, login, mux, server);
         ctx.writeAndFlush(new ControlFrame(new LoginResult(LoginResult.OK, "", server.version(), id,
                 mux.settings().initialWindow())));
+        session.start();
         heartbeat.start(ctx.pipeline().context(TunnelPipeline.HEARTBEAT));
         log.info("{} client {} logged in (session {}, version {})", ctx.channel(), login.hostname(), id,
                 login.clientVersion());
@@ -130,6 +134,14 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
     private void refuse(ChannelHandlerContext ctx, int code, String reason) {
         ctx.writeAndFlush(new ControlFrame(new LoginResult(code, reason, server.version(), "", 0)))
                 .addListener(ChannelFutureListener.CLOSE);
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        // a pool-mode work connection takes this handler out (WorkConnAcceptor): no login expected
+        if (loginTimeout != null) {
+            loginTimeout.cancel(false);
+        }
     }
 
     @Override
