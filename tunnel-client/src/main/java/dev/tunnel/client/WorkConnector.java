@@ -13,10 +13,9 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.SocketChannel;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,8 +31,11 @@ import org.slf4j.LoggerFactory;
  * <p>Idle work connections belong to the control session: when it ends they are closed; those
  * carrying a connection go on until it is done.
  *
- * <p>Threading: runs on the control connection's event loop; work connections and their local
- * connections are registered on that same loop, so a pipe on the client never crosses threads.
+ * <p>Threading: runs on the control connection's event loop. Work connections are spread over
+ * the client's event-loop group (TLS handshakes of replacements then do not stall the loop that
+ * carries a busy pipe); each one's local connection is registered on the work connection's own
+ * loop, so a pipe on the client never crosses threads. What the work connections share here
+ * (the idle set, the failure logs) is thread-safe.
  */
 final class WorkConnector extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(WorkConnector.class);
@@ -44,8 +46,8 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
     private final ClientWorkConn.Settings settings;
     private final Map<Integer, ProxyTarget> proxies;
     private final ChannelGroup localConns;
-    private final Map<Integer, BurstLog> failures = new HashMap<>();
-    private final Set<Channel> idle = new HashSet<>();
+    private final Map<Integer, BurstLog> failures = new ConcurrentHashMap<>();
+    private final Set<Channel> idle = ConcurrentHashMap.newKeySet();
     private final BurstLog connectFailures = new BurstLog(log);
     private Channel control;
     private String sessionId;
@@ -85,7 +87,7 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
             String session = sessionId;
             ChannelInitializerImpl init = new ChannelInitializerImpl(session);
             Bootstrap bootstrap = new Bootstrap()
-                    .group(control.eventLoop())
+                    .group(control.eventLoop().parent())
                     .channel(Transports.socketChannel())
                     .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, settings.connectTimeoutMillis())
                     .option(ChannelOption.TCP_NODELAY, true)

@@ -33,8 +33,9 @@ import org.slf4j.LoggerFactory;
  *
  * <h3>Threading</h3>
  * Runs on the session's event loop, like the public connections. A work connection was
- * accepted on any worker loop and stays there: starting it ({@link #startPipe}) runs on its
- * loop, and {@link PipeRelay} joins the two across loops.
+ * accepted on any worker loop and stays there (moving a registered TLS channel between loops is
+ * not worth its risk): starting it ({@link #startPipe}) runs on its loop, and {@link PipeRelay}
+ * joins the two across loops. An idle connection on the session's own loop is taken first.
  */
 final class WorkConnPool {
     private static final Logger log = LoggerFactory.getLogger(WorkConnPool.class);
@@ -112,7 +113,7 @@ final class WorkConnPool {
     /** A new public connection (on the session loop): start it on an idle work connection, or wait for one. */
     void take(Channel publicConn, PipeRelay publicEnd, String proxyName, int proxyId) {
         Channel work;
-        while ((work = idle.poll()) != null) {
+        while ((work = pollIdle()) != null) {
             if (work.isActive()) {
                 startPipe(work, publicConn, publicEnd, proxyName, proxyId);
                 request(1);
@@ -128,6 +129,18 @@ final class WorkConnPool {
         waiters.add(new Waiter(publicConn, publicEnd, proxyName, proxyId, timeout));
         publicConn.closeFuture().addListener(f -> timeout.cancel(false));
         request(1);
+    }
+
+    /** An idle connection, preferring one on the session's loop: then its pipe never crosses threads. */
+    private Channel pollIdle() {
+        for (Iterator<Channel> it = idle.iterator(); it.hasNext(); ) {
+            Channel work = it.next();
+            if (work.eventLoop() == loop()) {
+                it.remove();
+                return work;
+            }
+        }
+        return idle.poll();
     }
 
     private void expire(Channel publicConn) {
