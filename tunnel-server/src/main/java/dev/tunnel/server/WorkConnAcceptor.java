@@ -6,6 +6,7 @@ import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.protocol.auth.WorkConnProof;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,6 +47,10 @@ final class WorkConnAcceptor extends ChannelInboundHandlerAdapter {
             ctx.close();
             return;
         }
+        // A pipe passes half-close on. Without this the server would close the whole work
+        // connection on the client's FIN, after epoll's RDHUP handling read everything left
+        // regardless of backpressure.
+        ctx.channel().config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
         ChannelPipeline p = ctx.pipeline();
         p.remove(TunnelPipeline.IDLE);
         p.remove(TunnelPipeline.HEARTBEAT);

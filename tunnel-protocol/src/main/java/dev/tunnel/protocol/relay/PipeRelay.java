@@ -45,8 +45,8 @@ import org.slf4j.LoggerFactory;
  * Half-close travels: EOF on one socket shuts down the other's output once everything before
  * it was written ({@code ALLOW_HALF_CLOSURE} must be on). A socket closes when both its
  * directions are done. A socket that closes before that makes the other flush what it holds and
- * close (forced after {@value #CLOSE_GRACE_MILLIS} ms if its reader does not take it); a socket
- * error closes the other at once with RST.
+ * close (forced when its reader took nothing for {@value #CLOSE_GRACE_MILLIS} ms); a socket error
+ * closes the other at once with RST.
  */
 public final class PipeRelay extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(PipeRelay.class);
@@ -152,6 +152,7 @@ public final class PipeRelay extends ChannelInboundHandlerAdapter {
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt == ChannelInputShutdownEvent.INSTANCE && !inputDone) {
             inputDone = true;
+            log.trace("{} pipe: input done (started {})", channel, started);
             if (started) {
                 PipeRelay p = peer;
                 p.onPeer(p::shutdownOutput);
@@ -164,6 +165,7 @@ public final class PipeRelay extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         inactive = true;
+        log.trace("{} pipe: inactive (input done {}, output done {}, failed {})", channel, inputDone, outputDone, failed);
         if (started && !(inputDone && outputDone)) {
             PipeRelay p = peer;
             p.onPeer(failed ? p::abort : p::flushAndClose);
@@ -180,7 +182,8 @@ public final class PipeRelay extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        log.debug("{} pipe closed: {}", channel, cause.toString());
+        log.debug("{} pipe closed: {}{}", channel, cause.toString(),
+                cause.getCause() == null ? "" : " caused by " + cause.getCause());
         failed = true;
         ctx.close();
     }
@@ -201,6 +204,7 @@ public final class PipeRelay extends ChannelInboundHandlerAdapter {
                 return;
             }
             ((DuplexChannel) channel).shutdownOutput().addListener(shut -> {
+                log.trace("{} pipe: output done", channel);
                 outputDone = true;
                 closeIfDone();
             });
@@ -212,14 +216,31 @@ public final class PipeRelay extends ChannelInboundHandlerAdapter {
             return;
         }
         closing = true;
+        log.trace("{} pipe: the other side closed early; flushing and closing", channel);
         channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        abortIfStuck(pendingBytes());
+    }
+
+    /** Aborts the close-in-progress if the reader took nothing during the grace period. */
+    private void abortIfStuck(long pendingBefore) {
         channel.eventLoop().schedule(() -> {
-            if (channel.isActive()) {
-                log.debug("{} pipe: peer closed and this side took nothing for {} ms: closing", channel,
-                        CLOSE_GRACE_MILLIS);
-                abort();
+            if (!channel.isActive()) {
+                return;
             }
+            long pending = pendingBytes();
+            if (pending < pendingBefore) {
+                abortIfStuck(pending);
+                return;
+            }
+            log.debug("{} pipe: peer closed and this side took nothing for {} ms: closing", channel,
+                    CLOSE_GRACE_MILLIS);
+            abort();
         }, CLOSE_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    private long pendingBytes() {
+        io.netty.channel.ChannelOutboundBuffer buffer = channel.unsafe().outboundBuffer();
+        return buffer == null ? 0 : buffer.totalPendingWriteBytes();
     }
 
     private void abort() {
