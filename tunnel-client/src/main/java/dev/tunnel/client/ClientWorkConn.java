@@ -1,6 +1,7 @@
 package dev.tunnel.client;
 
 import dev.tunnel.protocol.ControlFrame;
+import dev.tunnel.protocol.ControlMessage.Challenge;
 import dev.tunnel.protocol.ControlMessage.NewWorkConn;
 import dev.tunnel.protocol.ControlMessage.Ping;
 import dev.tunnel.protocol.ControlMessage.StartWorkConn;
@@ -10,7 +11,8 @@ import dev.tunnel.protocol.Preface;
 import dev.tunnel.protocol.PrefaceDecoder;
 import dev.tunnel.protocol.PrefaceDecoder.PrefaceEvent;
 import dev.tunnel.protocol.TunnelPipeline;
-import dev.tunnel.protocol.auth.TokenProof;
+import dev.tunnel.protocol.auth.ChannelBinding;
+import dev.tunnel.protocol.auth.LoginProof;
 import dev.tunnel.protocol.auth.WorkConnProof;
 import dev.tunnel.protocol.relay.PipeRelay;
 import io.netty.channel.Channel;
@@ -24,13 +26,17 @@ import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
 import java.util.function.Function;
+import javax.net.ssl.SSLPeerUnverifiedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The client's end of one work connection (pool mode) while it waits in the server's pool:
- * sends the preface and {@code NEW_WORK_CONN} (a proof over the session id, never the token),
- * then sends nothing and waits for {@code START_WORK_CONN}. The server's keepalive pings are
+ * sends the preface, waits for the server's preface and {@code CHALLENGE}, and answers with
+ * {@code NEW_WORK_CONN} (a {@link WorkConnProof} over the session id, the server's nonce of this
+ * connection, a fresh client nonce and the certificate this connection saw; never the token).
+ * The certificate must be the one the control connection's login was proven for (and the pin,
+ * if any). Then it sends nothing and waits for {@code START_WORK_CONN}. The server's keepalive pings are
  * read and dropped. On start it removes the codec, so the bytes behind the start message reach
  * a {@link PipeRelay}, and hands the connection to the {@link WorkConnector}.
  *
@@ -41,7 +47,7 @@ final class ClientWorkConn extends ChannelInboundHandlerAdapter {
     private static final FrameEncoder ENCODER = new FrameEncoder();
 
     /** How to reach and authenticate to the server. */
-    record Settings(InetSocketAddress server, Function<SocketChannel, SslHandler> tls, String token,
+    record Settings(InetSocketAddress server, Function<SocketChannel, SslHandler> tls, ClientCredentials credentials,
                     int connectTimeoutMillis) {
     }
 
@@ -51,18 +57,25 @@ final class ClientWorkConn extends ChannelInboundHandlerAdapter {
         void start(Channel work, PipeRelay workEnd, int proxyId, String source);
     }
 
-    private final String token;
+    private final ClientCredentials credentials;
     private final String sessionId;
+    private final ChannelBinding loginBinding;
     private final Starter starter;
+    private boolean answered;
 
-    private ClientWorkConn(String token, String sessionId, Starter starter) {
-        this.token = token;
+    private ClientWorkConn(ClientCredentials credentials, String sessionId, ChannelBinding loginBinding, Starter starter) {
+        this.credentials = credentials;
         this.sessionId = sessionId;
+        this.loginBinding = loginBinding;
         this.starter = starter;
     }
 
     /** The whole pipeline of a client work connection; see {@link TunnelPipeline}. */
-    static void initPipeline(SocketChannel ch, Settings settings, String sessionId, Starter starter) {
+    /**
+     * @param loginBinding the certificate binding the control connection's login was proven for
+     */
+    static void initPipeline(SocketChannel ch, Settings settings, String sessionId, ChannelBinding loginBinding,
+                             Starter starter) {
         ChannelPipeline p = ch.pipeline();
         if (settings.tls() != null) {
             p.addLast(TunnelPipeline.TLS, settings.tls().apply(ch));
@@ -70,17 +83,40 @@ final class ClientWorkConn extends ChannelInboundHandlerAdapter {
         p.addLast(TunnelPipeline.PREFACE, new PrefaceDecoder());
         p.addLast(TunnelPipeline.FRAME_DECODER, new FrameDecoder());
         p.addLast(TunnelPipeline.FRAME_ENCODER, ENCODER);
-        p.addLast(TunnelPipeline.WORK_CONN, new ClientWorkConn(settings.token(), sessionId, starter));
+        p.addLast(TunnelPipeline.WORK_CONN, new ClientWorkConn(settings.credentials(), sessionId, loginBinding, starter));
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        long now = System.currentTimeMillis();
-        String nonce = TokenProof.newNonce();
-        ctx.write(Preface.encode(ctx.alloc()));
-        ctx.writeAndFlush(new ControlFrame(new NewWorkConn(sessionId, now, nonce,
-                WorkConnProof.compute(token, sessionId, now, nonce))));
+        ctx.writeAndFlush(Preface.encode(ctx.alloc()));
         ctx.fireChannelActive();
+    }
+
+    /** Answers the server's challenge of this connection; false (after a log line) if this server is refused. */
+    private boolean answer(ChannelHandlerContext ctx, Challenge challenge) {
+        if (!LoginProof.wellFormedNonce(challenge.serverNonce())) {
+            log.warn("{} work connection: malformed challenge from the server: closing", ctx.channel());
+            return false;
+        }
+        ChannelBinding seen;
+        try {
+            seen = LoginExchange.seenBinding(ctx.pipeline().get(SslHandler.class));
+        } catch (SSLPeerUnverifiedException e) {
+            log.warn("{} work connection: no server certificate: closing", ctx.channel());
+            return false;
+        }
+        ChannelBinding pin = credentials.pinnedServer();
+        if (!seen.matches(loginBinding) || pin != null && !pin.matches(seen)) {
+            log.warn("{} work connection: {} is not the certificate the login was made with ({}): closing",
+                    ctx.channel(), seen.isNone() ? "no TLS" : "server certificate " + seen.fingerprint(),
+                    loginBinding.isNone() ? "no TLS" : loginBinding.fingerprint());
+            return false;
+        }
+        String nonce = LoginProof.newNonce();
+        String proof = WorkConnProof.compute(credentials.token(), credentials.user(), sessionId,
+                challenge.serverNonce(), nonce, seen);
+        ctx.writeAndFlush(new ControlFrame(new NewWorkConn(sessionId, System.currentTimeMillis(), nonce, proof)));
+        return true;
     }
 
     @Override
@@ -103,7 +139,14 @@ final class ClientWorkConn extends ChannelInboundHandlerAdapter {
         if (msg instanceof ControlFrame frame && frame.message() instanceof Ping) {
             return;
         }
-        if (msg instanceof ControlFrame frame && frame.message() instanceof StartWorkConn start) {
+        if (!answered && msg instanceof ControlFrame frame && frame.message() instanceof Challenge challenge) {
+            answered = true;
+            if (!answer(ctx, challenge)) {
+                ctx.close();
+            }
+            return;
+        }
+        if (answered && msg instanceof ControlFrame frame && frame.message() instanceof StartWorkConn start) {
             Channel ch = ctx.channel();
             ch.config().setAutoRead(false);
             PipeRelay workEnd = PipeRelay.replace(ch, TunnelPipeline.WORK_CONN);

@@ -200,7 +200,7 @@ public final class TunnelClient implements AutoCloseable {
                 ssl == null ? null : ch -> TlsContexts.newClientHandler(ssl, ch.alloc(), serverName, config.serverPort,
                         verifyHostname);
         ClientWorkConn.Settings workConns = t.tcpMux ? null : new ClientWorkConn.Settings(
-                InetSocketAddress.createUnresolved(config.serverAddr, config.serverPort), tlsHandler, config.auth.token,
+                InetSocketAddress.createUnresolved(config.serverAddr, config.serverPort), tlsHandler, credentials,
                 Math.max(1, t.dialServerTimeout) * 1000);
         Bootstrap bootstrap = new Bootstrap()
                 .group(group)

@@ -3,6 +3,7 @@ package dev.tunnel.client;
 import dev.tunnel.protocol.ControlFrame;
 import dev.tunnel.protocol.ControlMessage.LoginResult;
 import dev.tunnel.protocol.ControlMessage.ReqWorkConn;
+import dev.tunnel.protocol.auth.ChannelBinding;
 import dev.tunnel.protocol.relay.PipeRelay;
 import dev.tunnel.protocol.transport.Transports;
 import io.netty.bootstrap.Bootstrap;
@@ -13,9 +14,11 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.SslHandler;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import javax.net.ssl.SSLPeerUnverifiedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,6 +54,7 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
     private final BurstLog connectFailures = new BurstLog(log);
     private Channel control;
     private String sessionId;
+    private ChannelBinding loginBinding;
 
     WorkConnector(ClientWorkConn.Settings settings, Map<Integer, ProxyTarget> proxies, ChannelGroup localConns) {
         this.settings = settings;
@@ -62,10 +66,18 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof ControlFrame frame) {
             if (frame.message() instanceof LoginResult result && result.ok()) {
-                control = ctx.channel();
-                sessionId = result.sessionId();
+                try {
+                    // work connections must see the certificate this login is proven for (checked by the control handler)
+                    loginBinding = LoginExchange.seenBinding(ctx.pipeline().get(SslHandler.class));
+                    control = ctx.channel();
+                    sessionId = result.sessionId();
+                } catch (SSLPeerUnverifiedException e) {
+                    log.debug("{} no server certificate: no work connections", ctx.channel());
+                }
             } else if (frame.message() instanceof ReqWorkConn request && sessionId != null) {
-                open(Math.max(0, Math.min(request.count(), MAX_PER_REQUEST)));
+                if (ctx.channel().isActive()) { // not after the control handler refused the login result
+                    open(Math.max(0, Math.min(request.count(), MAX_PER_REQUEST)));
+                }
                 return;
             }
         }
@@ -84,8 +96,7 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
 
     private void open(int count) {
         for (int i = 0; i < count; i++) {
-            String session = sessionId;
-            ChannelInitializerImpl init = new ChannelInitializerImpl(session);
+            ChannelInitializerImpl init = new ChannelInitializerImpl(sessionId, loginBinding);
             Bootstrap bootstrap = new Bootstrap()
                     .group(control.eventLoop().parent())
                     .channel(Transports.socketChannel())
@@ -108,14 +119,16 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
     /** Builds a work connection's pipeline; see {@link ClientWorkConn}. */
     private final class ChannelInitializerImpl extends ChannelInitializer<SocketChannel> {
         private final String session;
+        private final ChannelBinding loginBinding;
 
-        ChannelInitializerImpl(String session) {
+        ChannelInitializerImpl(String session, ChannelBinding loginBinding) {
             this.session = session;
+            this.loginBinding = loginBinding;
         }
 
         @Override
         protected void initChannel(SocketChannel ch) {
-            ClientWorkConn.initPipeline(ch, settings, session, WorkConnector.this::start);
+            ClientWorkConn.initPipeline(ch, settings, session, loginBinding, WorkConnector.this::start);
         }
     }
 

@@ -72,8 +72,10 @@ public sealed interface ControlMessage {
     }
 
     /**
-     * Client to server, pool mode: the first message on a new work connection, right after the
-     * preface. {@code proof} is {@link dev.tunnel.protocol.auth.WorkConnProof} over the session id.
+     * Client to server, pool mode: the first message on a new work connection, the answer to the
+     * server's preface and {@link Challenge} on it. {@code nonce} is the client nonce, {@code proof}
+     * is {@link dev.tunnel.protocol.auth.WorkConnProof} over the session id and both nonces;
+     * {@code timestampMillis} is informational.
      */
     record NewWorkConn(String sessionId, long timestampMillis, String nonce, String proof) implements ControlMessage {
     }

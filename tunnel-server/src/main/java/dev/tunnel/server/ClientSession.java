@@ -32,6 +32,7 @@ final class ClientSession {
 
     private final String id;
     private final String user;
+    private final String token;
     private final String runId;
     private final MuxSession mux;
     private final ServerContext server;
@@ -51,10 +52,12 @@ final class ClientSession {
      *              logs, and every check and map here is per session, so no client can touch
      *              another's proxies), run id and transport mode
      * @param quota the port rules of the client's account
+     * @param token the token of the client's account (keys its work connections' proofs; never logged)
      */
-    ClientSession(String id, Login login, MuxSession mux, ServerContext server, PortQuota quota) {
+    ClientSession(String id, Login login, MuxSession mux, ServerContext server, PortQuota quota, String token) {
         this.id = id;
         this.user = login.user();
+        this.token = token;
         this.runId = login.runId();
         this.mux = mux;
         this.server = server;
@@ -79,6 +82,16 @@ final class ClientSession {
     }
 
     /** The work connection pool in pool mode, or null in mux mode. */
+    /** The user the client logged in as ("" for none). */
+    String user() {
+        return user;
+    }
+
+    /** The token of the session's account: work connection proofs are keyed with it. A secret. */
+    String token() {
+        return token;
+    }
+
     WorkConnPool pool() {
         return pool;
     }

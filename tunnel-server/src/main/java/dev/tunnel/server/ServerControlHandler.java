@@ -165,13 +165,25 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
         }
         String id = Long.toString(SESSION_IDS.incrementAndGet());
         Credentials.Account account = verdict.account();
-        session = new ClientSession(id, login, mux, server, server.credentials().quotaFor(account));
+        session = new ClientSession(id, login, mux, server, server.credentials().quotaFor(account),
+                account.token());
         ctx.writeAndFlush(new ControlFrame(new LoginResult(LoginResult.OK, "", server.version(), id,
                 mux.settings().initialWindow(), verdict.serverProof())));
         session.start();
         heartbeat.start(ctx.pipeline().context(TunnelPipeline.HEARTBEAT));
         log.info("{} client {} logged in with the {} (session {}, version {})", ctx.channel(),
                 printable(login.hostname()), account, id, printable(login.clientVersion()));
+    }
+
+    /**
+     * The server nonce of this connection's challenge, once: a pool-mode work connection answers it
+     * with {@code NEW_WORK_CONN} instead of a login ({@link WorkConnAcceptor}). Null if no challenge
+     * was sent or it was already used.
+     */
+    String takeChallenge() {
+        String nonce = serverNonce;
+        serverNonce = null;
+        return nonce;
     }
 
     /** A peer-chosen string made safe for one log line: no control characters, at most 64 characters. */
