@@ -42,7 +42,17 @@ final class DelayLink implements AutoCloseable {
     private final EventLoopGroup group = Transports.newGroup(1, "delay-link");
     private final Channel listener;
     private final long delayNanos;
-    private final Set<ByteBuf> inFlight = ConcurrentHashMap.newKeySet();
+    /** Bytes on the line, by identity: ByteBuf.equals compares content, so equal messages would collide. */
+    private final Set<OnTheLine> inFlight = ConcurrentHashMap.newKeySet();
+
+    /** Identity wrapper of a buffer waiting out its delay. */
+    private static final class OnTheLine {
+        final ByteBuf data;
+
+        OnTheLine(ByteBuf data) {
+            this.data = data;
+        }
+    }
     private final List<Pair> pairs = new CopyOnWriteArrayList<>();
     private volatile boolean stalled;
 
@@ -151,9 +161,10 @@ final class DelayLink implements AutoCloseable {
                 data.release();
                 return;
             }
-            inFlight.add(data);
+            OnTheLine entry = new OnTheLine(data);
+            inFlight.add(entry);
             ctx.executor().schedule(() -> {
-                if (!inFlight.remove(data)) {
+                if (!inFlight.remove(entry)) {
                     return; // released by close()
                 }
                 if (peer.isActive() && !pair.dead) {
@@ -198,9 +209,9 @@ final class DelayLink implements AutoCloseable {
             Thread.onSpinWait();
         }
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-        for (ByteBuf data : inFlight) {
-            if (inFlight.remove(data)) {
-                data.release();
+        for (OnTheLine entry : inFlight) {
+            if (inFlight.remove(entry)) {
+                entry.data.release();
             }
         }
     }
