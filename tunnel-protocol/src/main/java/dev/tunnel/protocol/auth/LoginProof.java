@@ -1,13 +1,9 @@
 package dev.tunnel.protocol.auth;
 
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.HexFormat;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * The challenge-response login of protocol version 1 (docs/security.md has the construction
@@ -72,24 +68,7 @@ public final class LoginProof {
 
     private static String mac(byte[] label, String token, String user, String serverNonce, String clientNonce,
                               ChannelBinding binding) {
-        try {
-            Mac mac = Mac.getInstance("HmacSHA256");
-            byte[] key = token.getBytes(StandardCharsets.UTF_8);
-            // HMAC keys may not be empty; an empty token (no auth, as in frp) uses one zero byte.
-            mac.init(new SecretKeySpec(key.length == 0 ? new byte[1] : key, "HmacSHA256"));
-            mac.update(label);
-            field(mac, user.getBytes(StandardCharsets.UTF_8));
-            field(mac, serverNonce.getBytes(StandardCharsets.UTF_8));
-            field(mac, clientNonce.getBytes(StandardCharsets.UTF_8));
-            field(mac, binding.bytes());
-            return HEX.formatHex(mac.doFinal());
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("HmacSHA256 unavailable", e);
-        }
-    }
-
-    private static void field(Mac mac, byte[] value) {
-        mac.update(ByteBuffer.allocate(4).putInt(value.length).array());
-        mac.update(value);
+        return TokenMac.compute(token, label, TokenMac.utf8(user), TokenMac.utf8(serverNonce),
+                TokenMac.utf8(clientNonce), binding.bytes());
     }
 }

@@ -1,11 +1,6 @@
 package dev.tunnel.protocol.auth;
 
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
-import java.util.HexFormat;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * The proof on a new work connection (pool mode), answering the server's challenge on that
@@ -25,36 +20,18 @@ import javax.crypto.spec.SecretKeySpec;
  */
 public final class WorkConnProof {
     private static final byte[] LABEL = "tunnel-work-v1 client".getBytes(StandardCharsets.US_ASCII);
-    private static final HexFormat HEX = HexFormat.of();
 
     private WorkConnProof() {
     }
 
     public static String compute(String token, String user, String sessionId, String serverNonce, String clientNonce,
                                  ChannelBinding binding) {
-        try {
-            Mac mac = Mac.getInstance("HmacSHA256");
-            byte[] key = token.getBytes(StandardCharsets.UTF_8);
-            mac.init(new SecretKeySpec(key.length == 0 ? new byte[1] : key, "HmacSHA256"));
-            mac.update(LABEL);
-            field(mac, user.getBytes(StandardCharsets.UTF_8));
-            field(mac, sessionId.getBytes(StandardCharsets.UTF_8));
-            field(mac, serverNonce.getBytes(StandardCharsets.UTF_8));
-            field(mac, clientNonce.getBytes(StandardCharsets.UTF_8));
-            field(mac, binding.bytes());
-            return HEX.formatHex(mac.doFinal());
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("HmacSHA256 unavailable", e);
-        }
+        return TokenMac.compute(token, LABEL, TokenMac.utf8(user), TokenMac.utf8(sessionId),
+                TokenMac.utf8(serverNonce), TokenMac.utf8(clientNonce), binding.bytes());
     }
 
     public static boolean verify(String token, String user, String sessionId, String serverNonce, String clientNonce,
                                  ChannelBinding binding, String proof) {
         return LoginProof.constantTimeEquals(compute(token, user, sessionId, serverNonce, clientNonce, binding), proof);
-    }
-
-    private static void field(Mac mac, byte[] value) {
-        mac.update(ByteBuffer.allocate(4).putInt(value.length).array());
-        mac.update(value);
     }
 }
