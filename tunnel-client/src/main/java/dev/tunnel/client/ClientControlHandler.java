@@ -19,6 +19,7 @@ import io.netty.handler.codec.DecoderException;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
+import java.nio.channels.ClosedChannelException;
 import java.util.Collection;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLPeerUnverifiedException;
@@ -92,7 +93,12 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         if (evt instanceof SslHandshakeCompletionEvent handshake && !handshake.isSuccess()) {
-            fail(ctx, "TLS handshake with the server failed: " + handshake.cause().getMessage());
+            if (handshake.cause() instanceof ClosedChannelException) {
+                // The server hung up during the handshake (login backoff, tls.force, not a tunnel
+                // server): channelInactive says so, which is more useful than "handshake failed: null".
+                return;
+            }
+            fail(ctx, "TLS handshake with the server failed: " + handshake.cause());
             return;
         }
         ctx.fireUserEventTriggered(evt);
