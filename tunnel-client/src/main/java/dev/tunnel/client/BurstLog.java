@@ -5,8 +5,7 @@ import org.slf4j.Logger;
 
 /**
  * Logs a recurring failure once per burst: the first occurrence at once, later ones folded
- * into one line with a count once the quiet period has passed. Thread-safe (work connections
- * of one proxy may run on different loops).
+ * into one line with a count once the quiet period has passed. Event loop only.
  */
 final class BurstLog {
     private static final long QUIET_NANOS = TimeUnit.SECONDS.toNanos(10);
@@ -19,7 +18,7 @@ final class BurstLog {
         this.log = log;
     }
 
-    synchronized void warn(String message, Object... args) {
+    void warn(String message, Object... args) {
         long now = System.nanoTime();
         if (windowStart != Long.MIN_VALUE && now - windowStart < QUIET_NANOS) {
             suppressed++;

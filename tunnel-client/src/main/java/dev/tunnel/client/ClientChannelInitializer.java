@@ -9,7 +9,6 @@ import dev.tunnel.protocol.mux.MuxSession;
 import dev.tunnel.protocol.mux.MuxSettings;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
-import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.util.Map;
@@ -31,16 +30,10 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final int heartbeatTimeout;
     private final Map<Integer, ProxyTarget> proxies;
     private final SessionListener listener;
-    private final ChannelGroup localConns;
-    private final ClientWorkConn.Settings workConns;
 
-    /** @param workConns how to open work connections in pool mode; null in mux mode */
     ClientChannelInitializer(Function<SocketChannel, io.netty.handler.ssl.SslHandler> tls, ClientIdentity identity,
                              ClientCredentials credentials, MuxSettings muxSettings, int heartbeatInterval, int heartbeatTimeout,
-                             Map<Integer, ProxyTarget> proxies, SessionListener listener, ChannelGroup localConns,
-                             ClientWorkConn.Settings workConns) {
-        this.localConns = localConns;
-        this.workConns = workConns;
+                             Map<Integer, ProxyTarget> proxies, SessionListener listener) {
         this.tls = tls;
         this.identity = identity;
         this.credentials = credentials;
@@ -57,7 +50,7 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
         if (tls != null) {
             p.addLast(TunnelPipeline.TLS, tls.apply(ch));
         }
-        MuxSession mux = new MuxSession(false, muxSettings, new LocalConnector(proxies, ch.eventLoop(), localConns));
+        MuxSession mux = new MuxSession(false, muxSettings, new LocalConnector(proxies, ch.eventLoop()));
         Heartbeat heartbeat = new Heartbeat(mux, heartbeatInterval, heartbeatTimeout);
         p.addLast(TunnelPipeline.PREFACE, new PrefaceDecoder());
         p.addLast(TunnelPipeline.FRAME_DECODER, new FrameDecoder());
@@ -65,9 +58,6 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
         p.addLast(TunnelPipeline.IDLE, new IdleStateHandler(Math.max(heartbeatTimeout, 0), 0, 0, TimeUnit.SECONDS));
         p.addLast(TunnelPipeline.HEARTBEAT, heartbeat);
         p.addLast(TunnelPipeline.MUX, mux);
-        if (workConns != null) {
-            p.addLast(TunnelPipeline.WORK_CONNS, new WorkConnector(workConns, proxies, localConns));
-        }
         p.addLast(TunnelPipeline.CONTROL, new ClientControlHandler(identity, credentials, mux, heartbeat, proxies.values(), listener,
                 tls != null));
     }

@@ -1,5 +1,5 @@
 package dev.tunnel.client;
 
-/** Who this client says it is at login, and the transport mode it asks for. */
+/** Who this client says it is at login. */
 record ClientIdentity(String version, String hostname, String runId, String token, boolean tcpMux, int poolCount) {
 }

@@ -8,7 +8,6 @@ import dev.tunnel.protocol.transport.Transports;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
-import io.netty.channel.group.ChannelGroup;
 import java.util.HashMap;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -29,13 +28,10 @@ final class LocalConnector implements StreamAcceptor {
     private final Map<Integer, ProxyTarget> proxies;
     private final Map<Integer, BurstLog> failures = new HashMap<>();
     private final EventLoop eventLoop;
-    private final ChannelGroup localConns;
 
-    /** @param localConns every local connection joins it (the shutdown drain waits on it) */
-    LocalConnector(Map<Integer, ProxyTarget> proxies, EventLoop eventLoop, ChannelGroup localConns) {
+    LocalConnector(Map<Integer, ProxyTarget> proxies, EventLoop eventLoop) {
         this.proxies = proxies;
         this.eventLoop = eventLoop;
-        this.localConns = localConns;
     }
 
     @Override
@@ -47,7 +43,7 @@ final class LocalConnector implements StreamAcceptor {
             return;
         }
         StreamRelay relay = new StreamRelay(stream);
-        io.netty.channel.ChannelFuture connecting = new Bootstrap()
+        new Bootstrap()
                 .group(eventLoop)
                 .channel(Transports.socketChannel())
                 .option(ChannelOption.AUTO_READ, false)
@@ -64,6 +60,5 @@ final class LocalConnector implements StreamAcceptor {
                                 proxy.name(), proxy.local(), f.cause().getMessage(), source);
                     }
                 });
-        localConns.add(connecting.channel());
     }
 }

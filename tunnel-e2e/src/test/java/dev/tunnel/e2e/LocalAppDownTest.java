@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -21,12 +22,11 @@ class LocalAppDownTest {
     @RegisterExtension
     final TunnelExtension tunnel = new TunnelExtension();
 
-    @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
-    @org.junit.jupiter.params.provider.EnumSource(TunnelExtension.Mode.class)
-    void publicConnectionIsClosedWhenTheLocalAppIsDown(TunnelExtension.Mode mode) throws Exception {
+    @Test
+    void publicConnectionIsClosedWhenTheLocalAppIsDown() throws Exception {
         int closedPort = FreePorts.one();
         EchoServer echo = tunnel.echoServer();
-        TunnelExtension.Tunnel t = tunnel.builder().mode(mode)
+        TunnelExtension.Tunnel t = tunnel.builder()
                 .proxy("down", closedPort)
                 .proxy("echo", echo.port())
                 .start();

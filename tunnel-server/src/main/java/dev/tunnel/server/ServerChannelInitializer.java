@@ -57,9 +57,6 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
         p.addLast(TunnelPipeline.IDLE, new IdleStateHandler(Math.max(heartbeatTimeout, 0), 0, 0, TimeUnit.SECONDS));
         p.addLast(TunnelPipeline.HEARTBEAT, heartbeat);
         p.addLast(TunnelPipeline.MUX, mux);
-        if (!context.tcpMux()) {
-            p.addLast(TunnelPipeline.WORK_CONN_ACCEPTOR, new WorkConnAcceptor(context));
-        }
         p.addLast(TunnelPipeline.CONTROL, new ServerControlHandler(context, mux, heartbeat));
     }
 

@@ -46,7 +46,6 @@ final class ClientConfigValidator implements ConfigValidator<ClientConfig> {
         checks.atLeast("transport.dialServerTimeout", t.dialServerTimeout, 1);
         checks.atLeast("transport.tcpMuxKeepaliveInterval", t.tcpMuxKeepaliveInterval, 1);
         checks.range("transport.poolCount", t.poolCount, 0, 100);
-        checks.range("transport.drainTimeout", t.drainTimeout, 0, 3600);
         boolean interval = checks.positiveOrDisabled("transport.heartbeatInterval", t.heartbeatInterval);
         boolean timeout = checks.positiveOrDisabled("transport.heartbeatTimeout", t.heartbeatTimeout);
         if (interval && timeout && t.heartbeatInterval > 0 && t.heartbeatTimeout > 0) {

@@ -77,8 +77,7 @@ final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
         }
         checks.atLeast("transport.tcpMuxKeepaliveInterval", t.tcpMuxKeepaliveInterval, 1);
         checks.positiveOrDisabled("transport.heartbeatTimeout", t.heartbeatTimeout);
-        checks.range("transport.maxPoolCount", t.maxPoolCount, 0, 100);
-        checks.range("transport.drainTimeout", t.drainTimeout, 0, 3600);
+        checks.atLeast("transport.maxPoolCount", t.maxPoolCount, 0);
         if (checks.range("transport.tcpMuxInitialWindow", t.tcpMuxInitialWindow, 65_536, MAX_WINDOW)) {
             checks.range("transport.tcpMuxMaxWindow", t.tcpMuxMaxWindow, t.tcpMuxInitialWindow, MAX_WINDOW);
         }
