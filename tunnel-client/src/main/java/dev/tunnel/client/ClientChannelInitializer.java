@@ -1,8 +1,5 @@
 package dev.tunnel.client;
 
-import dev.tunnel.protocol.FrameDecoder;
-import dev.tunnel.protocol.FrameEncoder;
-import dev.tunnel.protocol.PrefaceDecoder;
 import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.protocol.mux.Heartbeat;
 import dev.tunnel.protocol.mux.MuxSession;
@@ -10,9 +7,7 @@ import dev.tunnel.protocol.mux.MuxSettings;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.timeout.IdleStateHandler;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
@@ -20,8 +15,6 @@ import java.util.function.Function;
  * Does nothing else.
  */
 final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
-    private static final FrameEncoder ENCODER = new FrameEncoder();
-
     private final Function<SocketChannel, io.netty.handler.ssl.SslHandler> tls;
     private final ClientIdentity identity;
     private final ClientCredentials credentials;
@@ -52,12 +45,7 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
         }
         MuxSession mux = new MuxSession(false, muxSettings, new LocalConnector(proxies, ch.eventLoop()));
         Heartbeat heartbeat = new Heartbeat(mux, heartbeatInterval, heartbeatTimeout);
-        p.addLast(TunnelPipeline.PREFACE, new PrefaceDecoder());
-        p.addLast(TunnelPipeline.FRAME_DECODER, new FrameDecoder());
-        p.addLast(TunnelPipeline.FRAME_ENCODER, ENCODER);
-        p.addLast(TunnelPipeline.IDLE, new IdleStateHandler(Math.max(heartbeatTimeout, 0), 0, 0, TimeUnit.SECONDS));
-        p.addLast(TunnelPipeline.HEARTBEAT, heartbeat);
-        p.addLast(TunnelPipeline.MUX, mux);
+        TunnelPipeline.addSession(p, mux, heartbeat, heartbeatTimeout);
         p.addLast(TunnelPipeline.CONTROL, new ClientControlHandler(identity, credentials, mux, heartbeat, proxies.values(), listener,
                 tls != null));
     }

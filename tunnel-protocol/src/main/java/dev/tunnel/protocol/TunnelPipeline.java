@@ -1,5 +1,11 @@
 package dev.tunnel.protocol;
 
+import dev.tunnel.protocol.mux.Heartbeat;
+import dev.tunnel.protocol.mux.MuxSession;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.timeout.IdleStateHandler;
+import java.util.concurrent.TimeUnit;
+
 /**
  * Names of every handler in the tunnel's pipelines, and the one picture of each.
  *
@@ -35,6 +41,22 @@ public final class TunnelPipeline {
     public static final String CONTROL = "control";
     public static final String RELAY = "relay";
 
+    private static final FrameEncoder ENCODER = new FrameEncoder();
+
     private TunnelPipeline() {
+    }
+
+    /**
+     * Adds the part both sides share, after TLS: {@code preface}, {@code frameDecoder},
+     * {@code frameEncoder}, {@code idle} (closing after {@code heartbeatTimeout} seconds of
+     * silence; -1 disables), {@code heartbeat} and {@code mux}. The caller adds {@code control}.
+     */
+    public static void addSession(ChannelPipeline p, MuxSession mux, Heartbeat heartbeat, int heartbeatTimeout) {
+        p.addLast(PREFACE, new PrefaceDecoder());
+        p.addLast(FRAME_DECODER, new FrameDecoder());
+        p.addLast(FRAME_ENCODER, ENCODER);
+        p.addLast(IDLE, new IdleStateHandler(Math.max(heartbeatTimeout, 0), 0, 0, TimeUnit.SECONDS));
+        p.addLast(HEARTBEAT, heartbeat);
+        p.addLast(MUX, mux);
     }
 }

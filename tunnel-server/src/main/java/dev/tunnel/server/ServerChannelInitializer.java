@@ -1,8 +1,5 @@
 package dev.tunnel.server;
 
-import dev.tunnel.protocol.FrameDecoder;
-import dev.tunnel.protocol.FrameEncoder;
-import dev.tunnel.protocol.PrefaceDecoder;
 import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.protocol.mux.Heartbeat;
 import dev.tunnel.protocol.mux.MuxSession;
@@ -14,16 +11,12 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.OptionalSslHandler;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
-import io.netty.handler.timeout.IdleStateHandler;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Builds the server side of a tunnel connection; see {@link TunnelPipeline} for the picture.
  * Does nothing else.
  */
 final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
-    private static final FrameEncoder ENCODER = new FrameEncoder();
-
     private final ServerContext context;
     private final SslContext sslContext;
     private final boolean tlsForce;
@@ -51,12 +44,7 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
         }
         MuxSession mux = new MuxSession(true, muxSettings, null);
         Heartbeat heartbeat = new Heartbeat(mux, keepaliveInterval, heartbeatTimeout);
-        p.addLast(TunnelPipeline.PREFACE, new PrefaceDecoder());
-        p.addLast(TunnelPipeline.FRAME_DECODER, new FrameDecoder());
-        p.addLast(TunnelPipeline.FRAME_ENCODER, ENCODER);
-        p.addLast(TunnelPipeline.IDLE, new IdleStateHandler(Math.max(heartbeatTimeout, 0), 0, 0, TimeUnit.SECONDS));
-        p.addLast(TunnelPipeline.HEARTBEAT, heartbeat);
-        p.addLast(TunnelPipeline.MUX, mux);
+        TunnelPipeline.addSession(p, mux, heartbeat, heartbeatTimeout);
         p.addLast(TunnelPipeline.CONTROL, new ServerControlHandler(context, mux, heartbeat));
     }
 
