@@ -4,7 +4,6 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
@@ -17,7 +16,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 /**
  * Native epoll on Linux when its library loads, NIO elsewhere (or when
  * {@code -Dtunnel.transport=nio} asks for it). Every group and channel class comes from here so
- * both never mix.
+ * both never mix. The epoll handler carries a fix for half-closed sockets ({@link EpollKeepRegistered}).
  */
 public final class Transports {
     private static final boolean EPOLL = !"nio".equals(System.getProperty("tunnel.transport")) && Epoll.isAvailable();
@@ -41,7 +40,7 @@ public final class Transports {
 
     /** A group of {@code threads} event loops (0 = Netty's default, twice the cores). */
     public static EventLoopGroup newGroup(int threads, String name) {
-        IoHandlerFactory factory = EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        IoHandlerFactory factory = EPOLL ? EpollKeepRegistered.newFactory() : NioIoHandler.newFactory();
         return new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory(name, true), factory);
     }
 
