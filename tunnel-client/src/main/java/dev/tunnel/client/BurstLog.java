@@ -5,7 +5,8 @@ import org.slf4j.Logger;
 
 /**
  * Logs a recurring failure once per burst: the first occurrence at once, later ones folded
- * into one line with a count once the quiet period has passed. Event loop only.
+ * into one line with a count once the quiet period has passed. Thread-safe (work connections
+ * of one proxy may run on different loops).
  */
 final class BurstLog {
     private static final long QUIET_NANOS = TimeUnit.SECONDS.toNanos(10);
@@ -18,7 +19,7 @@ final class BurstLog {
         this.log = log;
     }
 
-    void warn(String message, Object... args) {
+    synchronized void warn(String message, Object... args) {
         long now = System.nanoTime();
         if (windowStart != Long.MIN_VALUE && now - windowStart < QUIET_NANOS) {
             suppressed++;

@@ -6,6 +6,7 @@ import dev.tunnel.protocol.mux.MuxSession;
 import dev.tunnel.protocol.mux.MuxSettings;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import java.util.Map;
 import java.util.function.Function;
@@ -23,10 +24,16 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final int heartbeatTimeout;
     private final Map<Integer, ProxyTarget> proxies;
     private final SessionListener listener;
+    private final ChannelGroup localConns;
+    private final ClientWorkConn.Settings workConns;
 
+    /** @param workConns how to open work connections in pool mode; null in mux mode */
     ClientChannelInitializer(Function<SocketChannel, io.netty.handler.ssl.SslHandler> tls, ClientIdentity identity,
                              ClientCredentials credentials, MuxSettings muxSettings, int heartbeatInterval, int heartbeatTimeout,
-                             Map<Integer, ProxyTarget> proxies, SessionListener listener) {
+                             Map<Integer, ProxyTarget> proxies, SessionListener listener, ChannelGroup localConns,
+                             ClientWorkConn.Settings workConns) {
+        this.localConns = localConns;
+        this.workConns = workConns;
         this.tls = tls;
         this.identity = identity;
         this.credentials = credentials;
@@ -43,9 +50,12 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
         if (tls != null) {
             p.addLast(TunnelPipeline.TLS, tls.apply(ch));
         }
-        MuxSession mux = new MuxSession(false, muxSettings, new LocalConnector(proxies, ch.eventLoop()));
+        MuxSession mux = new MuxSession(false, muxSettings, new LocalConnector(proxies, ch.eventLoop(), localConns));
         Heartbeat heartbeat = new Heartbeat(mux, heartbeatInterval, heartbeatTimeout);
         TunnelPipeline.addSession(p, mux, heartbeat, heartbeatTimeout);
+        if (workConns != null) {
+            p.addLast(TunnelPipeline.WORK_CONNS, new WorkConnector(workConns, proxies, localConns));
+        }
         p.addLast(TunnelPipeline.CONTROL, new ClientControlHandler(identity, credentials, mux, heartbeat, proxies.values(), listener,
                 tls != null));
     }

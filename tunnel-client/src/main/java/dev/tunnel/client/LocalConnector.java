@@ -8,6 +8,7 @@ import dev.tunnel.protocol.transport.Transports;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
+import io.netty.channel.group.ChannelGroup;
 import java.util.HashMap;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -28,10 +29,13 @@ final class LocalConnector implements StreamAcceptor {
     private final Map<Integer, ProxyTarget> proxies;
     private final Map<Integer, BurstLog> failures = new HashMap<>();
     private final EventLoop eventLoop;
+    private final ChannelGroup localConns;
 
-    LocalConnector(Map<Integer, ProxyTarget> proxies, EventLoop eventLoop) {
+    /** @param localConns every local connection joins it (the shutdown drain waits on it) */
+    LocalConnector(Map<Integer, ProxyTarget> proxies, EventLoop eventLoop, ChannelGroup localConns) {
         this.proxies = proxies;
         this.eventLoop = eventLoop;
+        this.localConns = localConns;
     }
 
     @Override
@@ -43,7 +47,7 @@ final class LocalConnector implements StreamAcceptor {
             return;
         }
         StreamRelay relay = new StreamRelay(stream);
-        new Bootstrap()
+        io.netty.channel.ChannelFuture connecting = new Bootstrap()
                 .group(eventLoop)
                 .channel(Transports.socketChannel())
                 .option(ChannelOption.AUTO_READ, false)
@@ -60,5 +64,6 @@ final class LocalConnector implements StreamAcceptor {
                                 proxy.name(), proxy.local(), f.cause().getMessage(), source);
                     }
                 });
+        localConns.add(connecting.channel());
     }
 }

@@ -3,9 +3,12 @@ package dev.tunnel.client;
 import dev.tunnel.client.config.ClientConfig;
 import dev.tunnel.client.config.ProxyConfig;
 import dev.tunnel.client.plugin.StaticFileServer;
+import dev.tunnel.protocol.ControlFrame;
+import dev.tunnel.protocol.ControlMessage.Goodbye;
 import dev.tunnel.protocol.ControlMessage.LoginResult;
 import dev.tunnel.protocol.ControlMessage.NewProxyResult;
 import dev.tunnel.protocol.auth.ChannelBinding;
+import dev.tunnel.protocol.mux.MuxSession;
 import dev.tunnel.protocol.mux.MuxSettings;
 import dev.tunnel.protocol.tls.TlsContexts;
 import dev.tunnel.protocol.tls.TlsFiles;
@@ -16,7 +19,10 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.ssl.SslContext;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -42,8 +48,15 @@ import org.slf4j.LoggerFactory;
  * {@code loginFailExit = true}, a first login that fails is final: {@link #firstLogin()}
  * completes exceptionally and the client stops.
  *
- * <p>Threads: one small event-loop group; the tunnel connection and every local connection of
- * its streams run on one loop of it.
+ * <p>In pool mode ({@code transport.tcpMux = false}) the control connection carries no streams;
+ * each public connection rides its own work connection ({@link WorkConnector}).
+ *
+ * <p>{@link #close} is graceful: it tells the server it is leaving (the server releases its
+ * ports at once), lets connections in flight finish for up to {@code transport.drainTimeout}
+ * seconds, then closes.
+ *
+ * <p>Threads: one small event-loop group; the tunnel connection, its work connections and every
+ * local connection of its streams run on one loop of it.
  */
 public final class TunnelClient implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TunnelClient.class);
@@ -65,6 +78,7 @@ public final class TunnelClient implements AutoCloseable {
     private final ClientCredentials credentials;
     private final CompletableFuture<Void> firstLogin = new CompletableFuture<>();
     private final Map<String, ProxyStatus> status = new ConcurrentHashMap<>();
+    private final ChannelGroup localConns = new DefaultChannelGroup("local-connections", GlobalEventExecutor.INSTANCE);
     private volatile boolean closed;
     private volatile Channel channel;
     private int attempts;
@@ -152,6 +166,29 @@ public final class TunnelClient implements AutoCloseable {
         throw new TimeoutException("proxy [" + name + "] not registered within " + timeout);
     }
 
+    /**
+     * The smoothed round-trip time of the last heartbeat pings on the current session, in
+     * milliseconds, or -1 when not connected or before the first answer.
+     */
+    public double rttMillis() {
+        Channel ch = channel;
+        MuxSession mux = ch == null ? null : ch.pipeline().get(MuxSession.class);
+        long rtt = mux == null ? 0 : mux.rttNanos();
+        return rtt == 0 ? -1 : rtt / 1e6;
+    }
+
+    /**
+     * Seconds between the client's pings: {@code heartbeatInterval}, and in mux mode also the mux
+     * keepalive ({@code tcpMuxKeepaliveInterval}), the shorter one applying; -1 for none.
+     */
+    static int pingInterval(ClientConfig.Transport t) {
+        int heartbeat = t.heartbeatInterval > 0 ? t.heartbeatInterval : -1;
+        if (!t.tcpMux) {
+            return heartbeat;
+        }
+        return heartbeat > 0 ? Math.min(heartbeat, t.tcpMuxKeepaliveInterval) : t.tcpMuxKeepaliveInterval;
+    }
+
     private void connect() {
         if (closed) {
             return;
@@ -159,6 +196,12 @@ public final class TunnelClient implements AutoCloseable {
         ClientConfig.Transport t = config.transport;
         String serverName = config.effectiveServerName();
         boolean verifyHostname = t.tls.trustedCaFile != null && !t.tls.trustedCaFile.isEmpty();
+        java.util.function.Function<io.netty.channel.socket.SocketChannel, io.netty.handler.ssl.SslHandler> tlsHandler =
+                ssl == null ? null : ch -> TlsContexts.newClientHandler(ssl, ch.alloc(), serverName, config.serverPort,
+                        verifyHostname);
+        ClientWorkConn.Settings workConns = t.tcpMux ? null : new ClientWorkConn.Settings(
+                InetSocketAddress.createUnresolved(config.serverAddr, config.serverPort), tlsHandler, credentials,
+                Math.max(1, t.dialServerTimeout) * 1000);
         Bootstrap bootstrap = new Bootstrap()
                 .group(group)
                 .channel(Transports.socketChannel())
@@ -166,11 +209,9 @@ public final class TunnelClient implements AutoCloseable {
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true)
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(512 * 1024, 2 * 1024 * 1024))
-                .handler(new ClientChannelInitializer(
-                        ssl == null ? null : ch -> TlsContexts.newClientHandler(ssl, ch.alloc(), serverName,
-                                config.serverPort, verifyHostname),
-                        identity, credentials, new MuxSettings(t.tcpMuxInitialWindow, t.tcpMuxMaxWindow), t.heartbeatInterval,
-                        t.heartbeatTimeout, proxies, new Listener()));
+                .handler(new ClientChannelInitializer(tlsHandler, identity, credentials,
+                        new MuxSettings(t.tcpMuxInitialWindow, t.tcpMuxMaxWindow), pingInterval(t),
+                        t.heartbeatTimeout, proxies, new Listener(), localConns, workConns));
         if (t.sendBufferSize > 0) {
             bootstrap.option(ChannelOption.SO_SNDBUF, t.sendBufferSize);
         }
@@ -209,6 +250,18 @@ public final class TunnelClient implements AutoCloseable {
     public void close() {
         closed = true;
         Channel ch = channel;
+        if (ch != null && ch.isActive() && firstLogin.isDone() && !firstLogin.isCompletedExceptionally()) {
+            ch.writeAndFlush(new ControlFrame(new Goodbye("client shutting down")))
+                    .awaitUninterruptibly(1, TimeUnit.SECONDS);
+            int drain = config.transport.drainTimeout;
+            if (drain > 0 && !localConns.isEmpty()) {
+                log.info("shutting down: waiting up to {} s (transport.drainTimeout) for {} connections to finish",
+                        drain, localConns.size());
+                if (!localConns.newCloseFuture().awaitUninterruptibly(drain, TimeUnit.SECONDS)) {
+                    log.warn("shutting down: closing {} connections still open after {} s", localConns.size(), drain);
+                }
+            }
+        }
         if (ch != null) {
             ch.close().syncUninterruptibly();
         }

@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -22,11 +21,12 @@ class LocalAppDownTest {
     @RegisterExtension
     final TunnelExtension tunnel = new TunnelExtension();
 
-    @Test
-    void publicConnectionIsClosedWhenTheLocalAppIsDown() throws Exception {
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.EnumSource(TunnelExtension.Mode.class)
+    void publicConnectionIsClosedWhenTheLocalAppIsDown(TunnelExtension.Mode mode) throws Exception {
         int closedPort = FreePorts.one();
         EchoServer echo = tunnel.echoServer();
-        TunnelExtension.Tunnel t = tunnel.builder()
+        TunnelExtension.Tunnel t = tunnel.builder().mode(mode)
                 .proxy("down", closedPort)
                 .proxy("echo", echo.port())
                 .start();

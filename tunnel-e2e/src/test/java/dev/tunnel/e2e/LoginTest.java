@@ -70,6 +70,24 @@ class LoginTest {
         assertEchoes(plain.port("plain"), "through the plain client");
     }
 
+    @org.junit.jupiter.params.ParameterizedTest(name = "server tcpMux={0}")
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {true, false})
+    void tcpMuxMismatchIsAClearLoginErrorOnBothSides(boolean serverMux) throws Exception {
+        ServerConfig sc = TunnelExtension.serverConfig();
+        sc.transport.tcpMux = serverMux;
+        TunnelServer server = tunnel.startServer(sc);
+        ClientConfig config = TunnelExtension.clientConfig(server, false);
+        config.transport.tcpMux = !serverMux;
+        TunnelClient client = tunnel.startClient(config);
+
+        assertThatThrownBy(() -> client.firstLogin().get(10, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class)
+                .cause().hasMessageContaining("transport.tcpMux mismatch")
+                .hasMessageContaining("client has " + !serverMux).hasMessageContaining("server has " + serverMux);
+        assertThat(CapturedLogs.snapshot()).as("the server log says it too")
+                .anyMatch(line -> line.contains("login refused: client transport.tcpMux = " + !serverMux));
+    }
+
     private static ServerConfig forceTls() {
         ServerConfig config = TunnelExtension.serverConfig();
         config.transport.tls.force = true;

@@ -85,6 +85,7 @@ final class TunnelExtension implements BeforeEachCallback, AfterTestExecutionCal
         config.bindAddr = "127.0.0.1";
         config.bindPort = 0;
         config.auth.token = TOKEN;
+        config.transport.drainTimeout = 1;
         return config;
     }
 
@@ -96,6 +97,7 @@ final class TunnelExtension implements BeforeEachCallback, AfterTestExecutionCal
         config.auth.token = TOKEN;
         config.loginFailExit = true;
         config.transport.tls.enable = tls;
+        config.transport.drainTimeout = 1;
         return config;
     }
 
@@ -145,6 +147,7 @@ final class TunnelExtension implements BeforeEachCallback, AfterTestExecutionCal
     /** Builds one {@link Tunnel}. */
     final class TunnelBuilder {
         private boolean tls;
+        private Mode mode = Mode.MUX;
         private TunnelServer server;
         private Consumer<ServerConfig> serverSettings = c -> { };
         private Consumer<ClientConfig> clientSettings = c -> { };
@@ -156,6 +159,12 @@ final class TunnelExtension implements BeforeEachCallback, AfterTestExecutionCal
         /** TLS between client and server (the server accepts both unless told to force it). */
         TunnelBuilder tls(boolean tls) {
             this.tls = tls;
+            return this;
+        }
+
+        /** Mux mode (one connection) or pool mode (a work connection per public connection), both sides. */
+        TunnelBuilder mode(Mode mode) {
+            this.mode = mode;
             return this;
         }
 
@@ -191,17 +200,41 @@ final class TunnelExtension implements BeforeEachCallback, AfterTestExecutionCal
             TunnelServer s = server;
             if (s == null) {
                 ServerConfig config = serverConfig();
+                mode.apply(config);
                 serverSettings.accept(config);
                 s = startServer(config);
             }
             ClientConfig config = clientConfig(s, tls);
             config.proxies.addAll(proxies);
+            mode.apply(config);
             clientSettings.accept(config);
             TunnelClient client = startClient(config);
             client.firstLogin().get(LOGIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             await("answers to every proxy").atMost(LOGIN_TIMEOUT)
                     .until(() -> proxies.stream().allMatch(p -> client.proxy(p.name).isPresent()));
             return new Tunnel(s, client);
+        }
+    }
+
+    /** The two transport modes; tests that must hold in both run once per mode. */
+    enum Mode {
+        MUX(true), POOL(false);
+
+        final boolean tcpMux;
+
+        Mode(boolean tcpMux) {
+            this.tcpMux = tcpMux;
+        }
+
+        void apply(ServerConfig config) {
+            config.transport.tcpMux = tcpMux;
+        }
+
+        void apply(ClientConfig config) {
+            config.transport.tcpMux = tcpMux;
+            if (!tcpMux) {
+                config.transport.poolCount = 5;
+            }
         }
     }
 }

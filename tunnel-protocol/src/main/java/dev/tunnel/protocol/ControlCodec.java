@@ -2,12 +2,16 @@ package dev.tunnel.protocol;
 
 import dev.tunnel.protocol.ControlMessage.Challenge;
 import dev.tunnel.protocol.ControlMessage.CloseProxy;
+import dev.tunnel.protocol.ControlMessage.Goodbye;
 import dev.tunnel.protocol.ControlMessage.Login;
 import dev.tunnel.protocol.ControlMessage.LoginResult;
 import dev.tunnel.protocol.ControlMessage.NewProxy;
 import dev.tunnel.protocol.ControlMessage.NewProxyResult;
+import dev.tunnel.protocol.ControlMessage.NewWorkConn;
 import dev.tunnel.protocol.ControlMessage.Ping;
 import dev.tunnel.protocol.ControlMessage.Pong;
+import dev.tunnel.protocol.ControlMessage.ReqWorkConn;
+import dev.tunnel.protocol.ControlMessage.StartWorkConn;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import java.nio.charset.StandardCharsets;
@@ -26,6 +30,10 @@ public final class ControlCodec {
     static final int PING = 6;
     static final int PONG = 7;
     static final int CHALLENGE = 8;
+    static final int REQ_WORK_CONN = 9;
+    static final int NEW_WORK_CONN = 10;
+    static final int START_WORK_CONN = 11;
+    static final int GOODBYE = 12;
 
     /** Longest string field accepted, in bytes. */
     public static final int MAX_STRING = 4096;
@@ -80,6 +88,22 @@ public final class ControlCodec {
         } else if (message instanceof Challenge m) {
             out.writeByte(CHALLENGE);
             writeString(out, m.serverNonce());
+        } else if (message instanceof ReqWorkConn m) {
+            out.writeByte(REQ_WORK_CONN);
+            out.writeInt(m.count());
+        } else if (message instanceof NewWorkConn m) {
+            out.writeByte(NEW_WORK_CONN);
+            writeString(out, m.sessionId());
+            out.writeLong(m.timestampMillis());
+            writeString(out, m.nonce());
+            writeString(out, m.proof());
+        } else if (message instanceof StartWorkConn m) {
+            out.writeByte(START_WORK_CONN);
+            out.writeInt(m.proxyId());
+            writeString(out, m.source());
+        } else if (message instanceof Goodbye m) {
+            out.writeByte(GOODBYE);
+            writeString(out, m.reason());
         } else {
             throw new IllegalArgumentException("unknown control message " + message);
         }
@@ -103,6 +127,10 @@ public final class ControlCodec {
             case PING -> new Ping(readLong(in));
             case PONG -> new Pong(readLong(in));
             case CHALLENGE -> new Challenge(readString(in));
+            case REQ_WORK_CONN -> new ReqWorkConn(readInt(in));
+            case NEW_WORK_CONN -> new NewWorkConn(readString(in), readLong(in), readString(in), readString(in));
+            case START_WORK_CONN -> new StartWorkConn(readInt(in), readString(in));
+            case GOODBYE -> new Goodbye(readString(in));
             default -> throw new ProtocolException("unknown control message kind " + kind);
         };
         if (in.isReadable()) {

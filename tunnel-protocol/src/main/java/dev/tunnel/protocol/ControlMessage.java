@@ -66,4 +66,32 @@ public sealed interface ControlMessage {
     /** Server to client, right after its preface: the fresh nonce the login proof must cover. */
     record Challenge(String serverNonce) implements ControlMessage {
     }
+
+    /** Server to client, pool mode: open {@code count} more work connections. */
+    record ReqWorkConn(int count) implements ControlMessage {
+    }
+
+    /**
+     * Client to server, pool mode: the first message on a new work connection, the answer to the
+     * server's preface and {@link Challenge} on it. {@code nonce} is the client nonce, {@code proof}
+     * is {@link dev.tunnel.protocol.auth.WorkConnProof} over the session id and both nonces;
+     * {@code timestampMillis} is informational.
+     */
+    record NewWorkConn(String sessionId, long timestampMillis, String nonce, String proof) implements ControlMessage {
+    }
+
+    /**
+     * Server to client on a pooled work connection: a public connection for proxy
+     * {@code proxyId} from {@code source} rides this connection. The frame is the last one on it:
+     * every byte after it, both ways, belongs to the public connection.
+     */
+    record StartWorkConn(int proxyId, String source) implements ControlMessage {
+    }
+
+    /**
+     * Either side, on the control connection: this side is shutting down and opens nothing new;
+     * the server releases the client's ports at once. Connections in flight may still finish.
+     */
+    record Goodbye(String reason) implements ControlMessage {
+    }
 }

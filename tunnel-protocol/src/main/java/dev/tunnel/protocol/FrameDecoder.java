@@ -10,6 +10,11 @@ import java.util.List;
  * maximum for its type before anything is buffered for it, so a peer cannot make us allocate
  * more than {@code maxDataPayload} per frame. DATA payloads are retained slices of the input,
  * not copies.
+ *
+ * <p>A {@link ControlMessage.StartWorkConn} is the last frame of a work connection: the decoder
+ * stops right behind it and decodes nothing more, so the handler that receives it can remove
+ * this decoder and get the raw bytes that follow (a removed {@code ByteToMessageDecoder} passes
+ * its remaining bytes on).
  */
 public final class FrameDecoder extends ByteToMessageDecoder {
     /** Default largest DATA payload accepted (senders use 64 KiB chunks). */
@@ -21,6 +26,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     private final int maxDataPayload;
     private final int maxControlPayload;
     private boolean failed;
+    private boolean rawFollows;
 
     public FrameDecoder() {
         this(DEFAULT_MAX_DATA_PAYLOAD, DEFAULT_MAX_CONTROL_PAYLOAD);
@@ -36,6 +42,9 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         if (failed) {
             in.skipBytes(in.readableBytes());
             return;
+        }
+        if (rawFollows) {
+            return; // raw bytes stay in the cumulation until this decoder is removed
         }
         try {
             decodeFrames(in, out);
@@ -61,7 +70,12 @@ public final class FrameDecoder extends ByteToMessageDecoder {
                 return;
             }
             in.skipBytes(Frame.HEADER_LENGTH);
-            out.add(decodePayload(type, flags, streamId, (int) length, in));
+            Frame frame = decodePayload(type, flags, streamId, (int) length, in);
+            out.add(frame);
+            if (frame instanceof ControlFrame c && c.message() instanceof ControlMessage.StartWorkConn) {
+                rawFollows = true;
+                return;
+            }
         }
     }
 

@@ -22,12 +22,33 @@ import java.util.concurrent.TimeUnit;
  *  socket ─▶ [tls] ─▶ preface ─▶ frameDecoder ─▶ frameEncoder ─▶ idle ─▶ heartbeat ─▶ mux ─▶ control
  * </pre>
  *
+ * In pool mode ({@code transport.tcpMux = false}) the server adds {@code workConnAcceptor}
+ * before {@code control}, and the client adds {@code workConns} there: it opens work
+ * connections when the server asks ({@code REQ_WORK_CONN}).
+ *
+ * <h3>Work connection (pool mode), idle in the pool</h3>
+ * <pre>
+ *  server:  socket ─▶ [tls | tlsDetector] ─▶ frameDecoder ─▶ frameEncoder ─▶ workConn
+ *  client:  socket ─▶ [tls] ─▶ preface ─▶ frameDecoder ─▶ frameEncoder ─▶ workConn
+ * </pre>
+ * The server's work connection starts with the full tunnel pipeline; {@code workConnAcceptor}
+ * sees {@code NEW_WORK_CONN} and replaces {@code idle}, {@code heartbeat}, {@code mux} and
+ * {@code control} with {@code workConn}.
+ *
+ * <h3>Work connection (pool mode), after START_WORK_CONN</h3>
+ * <pre>
+ *  socket ─▶ [tls] ─▶ relay
+ * </pre>
+ * The codec is removed; the frame decoder stops right behind {@code START_WORK_CONN} and hands
+ * the raw bytes after it to {@code relay}, a {@link dev.tunnel.protocol.relay.PipeRelay}.
+ *
  * <h3>Public connection (server) and local-app connection (client)</h3>
  * <pre>
  *  socket ─▶ relay
  * </pre>
- * {@code relay} is a {@link dev.tunnel.protocol.mux.StreamRelay}: raw bytes, no codec, so
- * nothing is copied between the socket and the stream.
+ * {@code relay} is a {@link dev.tunnel.protocol.mux.StreamRelay} in mux mode, a
+ * {@link dev.tunnel.protocol.relay.PipeRelay} in pool mode: raw bytes, no codec, so nothing is
+ * copied between the socket and the stream or the work connection.
  */
 public final class TunnelPipeline {
     public static final String TLS = "tls";
@@ -40,6 +61,9 @@ public final class TunnelPipeline {
     public static final String MUX = "mux";
     public static final String CONTROL = "control";
     public static final String RELAY = "relay";
+    public static final String WORK_CONN_ACCEPTOR = "workConnAcceptor";
+    public static final String WORK_CONNS = "workConns";
+    public static final String WORK_CONN = "workConn";
 
     private static final FrameEncoder ENCODER = new FrameEncoder();
 

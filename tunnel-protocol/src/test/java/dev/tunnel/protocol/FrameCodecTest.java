@@ -61,7 +61,26 @@ class FrameCodecTest {
                 new Ping(Long.MAX_VALUE),
                 new Pong(-42L),
                 new Login("v", "h".repeat(ControlCodec.MAX_STRING), "r", 0, "n", "p", false, 1, 1024, "u".repeat(ControlCodec.MAX_STRING),
-                        "c"));
+                        "c"),
+                new ControlMessage.ReqWorkConn(5),
+                new ControlMessage.NewWorkConn("42", 1_700_000_000_123L, "nonce", "proof-" + UNICODE),
+                new ControlMessage.StartWorkConn(7, "203.0.113.9:51234"),
+                new ControlMessage.Goodbye("client shutting down " + UNICODE));
+    }
+
+    @Test
+    void bytesBehindStartWorkConnAreLeftRawForWhoeverRemovesTheDecoder() {
+        EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder());
+        channels.add(ch);
+        ByteBuf wire = Unpooled.wrappedBuffer(encode(List.of(
+                new ControlFrame(new ControlMessage.StartWorkConn(1, "src")))), "GET / HTTP/1.1\r\n".getBytes());
+        ch.writeInbound(wire);
+        assertThat((Object) ch.readInbound()).isEqualTo(new ControlFrame(new ControlMessage.StartWorkConn(1, "src")));
+        assertThat((Object) ch.readInbound()).as("the raw bytes are not decoded as frames").isNull();
+        ch.pipeline().removeFirst();
+        ByteBuf raw = ch.readInbound();
+        assertThat(raw.toString(java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo("GET / HTTP/1.1\r\n");
+        raw.release();
     }
 
     @ParameterizedTest

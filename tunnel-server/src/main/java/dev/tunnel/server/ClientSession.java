@@ -1,9 +1,14 @@
 package dev.tunnel.server;
 
+import dev.tunnel.protocol.ControlMessage.Login;
 import dev.tunnel.protocol.ControlMessage.NewProxy;
 import dev.tunnel.protocol.ControlMessage.NewProxyResult;
 import dev.tunnel.protocol.mux.MuxSession;
 import io.netty.channel.ChannelFuture;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import io.netty.util.concurrent.PromiseCombiner;
+import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
@@ -12,8 +17,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A logged-in client on the server: its mux session and the public ports it registered.
- * Closing it (when the tunnel connection ends) releases every port at once.
+ * A logged-in client on the server: its mux session, the public ports it registered and, in
+ * pool mode, its {@link WorkConnPool}. Closing it (when the tunnel connection ends, the client
+ * says goodbye, or the same client logs in again) releases every port at once.
+ *
+ * <p>A session that replaces a ghost of the same client ({@link SessionRegistry}) holds its
+ * proxy registrations until the ghost's ports are released, so they cannot collide with it.
  *
  * <p>Threading: runs on the session's event loop; bind results come back to that loop.
  */
@@ -23,30 +32,40 @@ final class ClientSession {
 
     private final String id;
     private final String user;
+    private final String token;
+    private final String runId;
     private final MuxSession mux;
+    private final ServerContext server;
     private final PortRegistry ports;
     private final PortQuota quota;
     private final String proxyBindAddr;
     private final int maxStreams;
+    private final WorkConnPool pool;
     private final Map<Integer, ProxyListener> proxies = new HashMap<>();
     private final Map<Integer, Integer> reservedPorts = new HashMap<>();
+    private final ArrayDeque<Runnable> heldRequests = new ArrayDeque<>();
+    private Future<?> ghostGone;
     private boolean closed;
 
     /**
-     * @param user       the client's user name ("" for none): proxies are named {@code user.name} in logs, and
-     *                   every check and map here is per session, so no client can touch another's proxies
-     * @param quota      the port rules of the client's account
-     * @param maxStreams open public connections allowed at once; 0 = unlimited
+     * @param login the client's login: its user ("" for none; proxies are named {@code user.name} in
+     *              logs, and every check and map here is per session, so no client can touch
+     *              another's proxies), run id and transport mode
+     * @param quota the port rules of the client's account
+     * @param token the token of the client's account (keys its work connections' proofs; never logged)
      */
-    ClientSession(String id, String user, MuxSession mux, PortRegistry ports, PortQuota quota, String proxyBindAddr,
-                  int maxStreams) {
+    ClientSession(String id, Login login, MuxSession mux, ServerContext server, PortQuota quota, String token) {
         this.id = id;
-        this.user = user;
+        this.user = login.user();
+        this.token = token;
+        this.runId = login.runId();
         this.mux = mux;
-        this.ports = ports;
+        this.server = server;
+        this.ports = server.ports();
         this.quota = quota;
-        this.proxyBindAddr = proxyBindAddr;
-        this.maxStreams = maxStreams;
+        this.proxyBindAddr = server.proxyBindAddr();
+        this.maxStreams = server.maxStreamsPerClient();
+        this.pool = login.tcpMux() ? null : new WorkConnPool(mux.channel(), id, login.poolCount(), server.pool());
     }
 
     /** A proxy's name as logs show it: namespaced by the user, as frp does. */
@@ -58,8 +77,57 @@ final class ClientSession {
         return id;
     }
 
+    String runId() {
+        return runId;
+    }
+
+    /** The work connection pool in pool mode, or null in mux mode. */
+    /** The user the client logged in as ("" for none). */
+    String user() {
+        return user;
+    }
+
+    /** The token of the session's account: work connection proofs are keyed with it. A secret. */
+    String token() {
+        return token;
+    }
+
+    WorkConnPool pool() {
+        return pool;
+    }
+
+    /** Call once the login result was sent: registers the session (evicting a ghost) and fills the pool. */
+    void start() {
+        ghostGone = server.sessions().register(this);
+        if (!ghostGone.isDone()) {
+            ghostGone.addListener(f -> mux.eventLoop().execute(this::releaseHeldRequests));
+        }
+        if (pool != null) {
+            pool.start();
+        }
+    }
+
+    private void releaseHeldRequests() {
+        Runnable request;
+        while ((request = heldRequests.poll()) != null) {
+            request.run();
+        }
+    }
+
     /** Registers a proxy: reserves and binds its public port, then replies with the outcome. */
     void newProxy(NewProxy request, Consumer<NewProxyResult> reply) {
+        if (!heldRequests.isEmpty() || (ghostGone != null && !ghostGone.isDone())) {
+            heldRequests.add(() -> registerProxy(request, reply));
+            return;
+        }
+        registerProxy(request, reply);
+    }
+
+    private void registerProxy(NewProxy request, Consumer<NewProxyResult> reply) {
+        if (closed) {
+            reply.accept(failed(request, "the session is closing"));
+            return;
+        }
         if (!"tcp".equals(request.type())) {
             reply.accept(failed(request, "proxy type \"" + request.type() + "\" is not supported (supported: tcp)"));
             return;
@@ -107,7 +175,8 @@ final class ClientSession {
     }
 
     private void bind(NewProxy request, int port, Consumer<NewProxyResult> reply, Runnable onInUse) {
-        ProxyListener listener = new ProxyListener(qualified(request.name()), request.proxyId(), mux, maxStreams);
+        ProxyListener listener = new ProxyListener(qualified(request.name()), request.proxyId(), mux, maxStreams, pool,
+                server.publicConns());
         ChannelFuture bound = listener.bind(proxyBindAddr, port);
         bound.addListener(f -> mux.eventLoop().execute(() -> {
             if (!f.isSuccess()) {
@@ -142,23 +211,75 @@ final class ClientSession {
 
     /** Closes one proxy's public port. */
     void closeProxy(int proxyId) {
+        closeProxy(proxyId, null);
+    }
+
+    private void closeProxy(int proxyId, PromiseCombiner closing) {
         ProxyListener listener = proxies.remove(proxyId);
         if (listener != null) {
-            listener.close();
+            ChannelFuture closed = listener.close();
+            if (closing != null && closed != null) {
+                closing.add(closed);
+            }
             ports.release(reservedPorts.remove(proxyId), this, quota);
             log.info("{} client {} proxy [{}] closed", mux.channel(), id, listener.name());
         }
     }
 
-    /** Releases every port of this client; called when its tunnel connection ends. */
-    void close() {
+    /**
+     * Releases every port of this client and closes its pool's idle connections; connections in
+     * flight go on. Called when its tunnel connection ends or the client says goodbye. Returns a
+     * future that completes once every public listener is closed. Session loop only.
+     */
+    Future<Void> close() {
+        Promise<Void> done = mux.eventLoop().newPromise();
+        server.sessions().unregister(this);
         if (closed) {
-            return;
+            return done.setSuccess(null);
         }
         closed = true;
+        PromiseCombiner closing = new PromiseCombiner(mux.eventLoop());
         for (Integer proxyId : proxies.keySet().toArray(new Integer[0])) {
-            closeProxy(proxyId);
+            closeProxy(proxyId, closing);
         }
+        heldRequests.clear();
+        if (pool != null) {
+            pool.close();
+        }
+        closing.finish(done);
+        return done;
+    }
+
+    /** The client announced it is leaving: release its ports now (any thread). */
+    void goodbye(String reason) {
+        mux.eventLoop().execute(() -> {
+            log.info("{} client session {} is leaving ({}): its ports are released", mux.channel(), id, reason);
+            close();
+        });
+    }
+
+    /**
+     * This session is a ghost of a client that logged in again: release its ports, close its
+     * connection. Any thread; the future completes once its listeners are closed.
+     */
+    Future<?> evict(String why) {
+        Promise<Void> done = mux.eventLoop().newPromise();
+        mux.eventLoop().execute(() -> {
+            log.info("{} closing session {}: {}", mux.channel(), id, why);
+            close().addListener(f -> done.setSuccess(null));
+            mux.channel().close();
+        });
+        return done;
+    }
+
+    /** Stops accepting public connections (server shutdown); any thread. */
+    void stopAccepting() {
+        mux.eventLoop().execute(this::close);
+    }
+
+    /** Closes the tunnel connection (after the drain); any thread. */
+    void closeConnection() {
+        mux.channel().close();
     }
 
     private NewProxyResult failed(NewProxy request, String reason) {

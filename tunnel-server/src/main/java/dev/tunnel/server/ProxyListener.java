@@ -4,20 +4,24 @@ import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.protocol.mux.MuxSession;
 import dev.tunnel.protocol.mux.MuxStream;
 import dev.tunnel.protocol.mux.StreamRelay;
+import dev.tunnel.protocol.relay.PipeRelay;
 import dev.tunnel.protocol.transport.Transports;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import java.net.InetSocketAddress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The public port of one proxy. Each accepted connection becomes a stream on the client's
- * session at once: the OPEN frame and the first bytes go out without waiting for the client.
+ * The public port of one proxy. In mux mode each accepted connection becomes a stream on the
+ * client's session at once: the OPEN frame and the first bytes go out without waiting for the
+ * client. In pool mode it takes a work connection from the session's {@link WorkConnPool}.
+ * Accepted connections join {@code publicConns}, which the shutdown drain waits on.
  *
  * <p>Threading: the listening socket and every accepted channel live on the session's event
  * loop, so accepting a connection, its stream and the tunnel connection share one thread and a
@@ -31,16 +35,24 @@ final class ProxyListener {
     private final int proxyId;
     private final MuxSession session;
     private final int maxStreams;
+    private final WorkConnPool pool;
+    private final ChannelGroup publicConns;
     private Channel serverChannel;
     private long lastLimitLogNanos = Long.MIN_VALUE;
     private int refusedSinceLog;
 
-    /** @param maxStreams open streams the client's session may have; a connection beyond that is refused; 0 = no limit */
-    ProxyListener(String name, int proxyId, MuxSession session, int maxStreams) {
+    /**
+     * @param maxStreams open streams the client's session may have; a connection beyond that is refused; 0 = no limit
+     * @param pool       the session's work connections in pool mode, null in mux mode
+     */
+    ProxyListener(String name, int proxyId, MuxSession session, int maxStreams, WorkConnPool pool,
+                  ChannelGroup publicConns) {
         this.name = name;
         this.proxyId = proxyId;
         this.session = session;
         this.maxStreams = maxStreams;
+        this.pool = pool;
+        this.publicConns = publicConns;
     }
 
     ChannelFuture bind(String host, int port) {
@@ -72,6 +84,11 @@ final class ProxyListener {
             refuseOverLimit(ch);
             return;
         }
+        publicConns.add(ch);
+        if (pool != null) {
+            pool.take(ch, PipeRelay.attach(ch), name, proxyId);
+            return;
+        }
         MuxStream stream = session.openStream(proxyId, String.valueOf(ch.remoteAddress()));
         ch.pipeline().addLast(TunnelPipeline.RELAY, new StreamRelay(stream));
         log.debug("{} proxy [{}] public connection {} -> {}", session.channel(), name, ch.remoteAddress(), stream);
@@ -99,9 +116,8 @@ final class ProxyListener {
         return name;
     }
 
-    void close() {
-        if (serverChannel != null) {
-            serverChannel.close();
-        }
+    /** Closes the public port; returns the close future, or null if it was never bound. */
+    ChannelFuture close() {
+        return serverChannel == null ? null : serverChannel.close();
     }
 }

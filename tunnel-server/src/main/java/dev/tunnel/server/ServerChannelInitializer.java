@@ -45,6 +45,9 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
         MuxSession mux = new MuxSession(true, muxSettings, null);
         Heartbeat heartbeat = new Heartbeat(mux, keepaliveInterval, heartbeatTimeout);
         TunnelPipeline.addSession(p, mux, heartbeat, heartbeatTimeout);
+        if (!context.tcpMux()) {
+            p.addLast(TunnelPipeline.WORK_CONN_ACCEPTOR, new WorkConnAcceptor(context));
+        }
         p.addLast(TunnelPipeline.CONTROL, new ServerControlHandler(context, mux, heartbeat));
     }
 

@@ -1,11 +1,25 @@
 package dev.tunnel.server;
 
+import io.netty.channel.group.ChannelGroup;
+
 /**
  * What every tunnel connection on the server shares: the settings it needs from the config,
- * the port registry, and the login pieces (credentials, authenticator, per-address throttle).
- * Immutable apart from the registry and the throttle, which are thread-safe.
+ * the port registry, the login pieces (credentials, authenticator, per-address throttle), the
+ * logged-in sessions and the open public connections (for the drain at shutdown). Immutable
+ * apart from the registry, the throttle, the sessions and the connections, which are thread-safe.
+ *
+ * @param pool pool-mode settings ({@code tcpMux = false})
  */
 record ServerContext(String token, boolean tcpMux, PortRegistry ports, String proxyBindAddr, String version,
                      int loginTimeoutSeconds, Credentials credentials, LoginAuthenticator authenticator,
-                     LoginThrottle throttle, int maxStreamsPerClient) {
+                     LoginThrottle throttle, int maxStreamsPerClient, PoolSettings pool, SessionRegistry sessions,
+                     ChannelGroup publicConns) {
+
+    /**
+     * @param maxPoolCount           most idle work connections kept per client
+     * @param userConnTimeoutSeconds how long a public connection waits for a work connection
+     * @param keepaliveSeconds       interval of the pings sent on idle work connections
+     */
+    record PoolSettings(int maxPoolCount, int userConnTimeoutSeconds, int keepaliveSeconds) {
+    }
 }

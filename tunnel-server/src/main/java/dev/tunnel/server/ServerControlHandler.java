@@ -4,6 +4,7 @@ import dev.tunnel.protocol.ControlFrame;
 import dev.tunnel.protocol.ControlMessage;
 import dev.tunnel.protocol.ControlMessage.Challenge;
 import dev.tunnel.protocol.ControlMessage.CloseProxy;
+import dev.tunnel.protocol.ControlMessage.Goodbye;
 import dev.tunnel.protocol.ControlMessage.Login;
 import dev.tunnel.protocol.ControlMessage.LoginResult;
 import dev.tunnel.protocol.ControlMessage.NewProxy;
@@ -119,6 +120,8 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
             session.newProxy(request, result -> ctx.writeAndFlush(new ControlFrame(result)));
         } else if (message instanceof CloseProxy close) {
             session.closeProxy(close.proxyId());
+        } else if (message instanceof Goodbye goodbye) {
+            session.goodbye(goodbye.reason());
         } else if (!(message instanceof ControlMessage.Pong)) {
             log.debug("{} ignoring {}", ctx.channel(), message);
         }
@@ -162,13 +165,25 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
         }
         String id = Long.toString(SESSION_IDS.incrementAndGet());
         Credentials.Account account = verdict.account();
-        session = new ClientSession(id, login.user(), mux, server.ports(), server.credentials().quotaFor(account),
-                server.proxyBindAddr(), server.maxStreamsPerClient());
+        session = new ClientSession(id, login, mux, server, server.credentials().quotaFor(account),
+                account.token());
         ctx.writeAndFlush(new ControlFrame(new LoginResult(LoginResult.OK, "", server.version(), id,
                 mux.settings().initialWindow(), verdict.serverProof())));
+        session.start();
         heartbeat.start(ctx.pipeline().context(TunnelPipeline.HEARTBEAT));
         log.info("{} client {} logged in with the {} (session {}, version {})", ctx.channel(),
                 printable(login.hostname()), account, id, printable(login.clientVersion()));
+    }
+
+    /**
+     * The server nonce of this connection's challenge, once: a pool-mode work connection answers it
+     * with {@code NEW_WORK_CONN} instead of a login ({@link WorkConnAcceptor}). Null if no challenge
+     * was sent or it was already used.
+     */
+    String takeChallenge() {
+        String nonce = serverNonce;
+        serverNonce = null;
+        return nonce;
     }
 
     /** A peer-chosen string made safe for one log line: no control characters, at most 64 characters. */
@@ -186,6 +201,14 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
         refused = true;
         ctx.writeAndFlush(new ControlFrame(new LoginResult(code, reason, server.version(), "", 0, "")))
                 .addListener(ChannelFutureListener.CLOSE);
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        // a pool-mode work connection takes this handler out (WorkConnAcceptor): no login expected
+        if (loginTimeout != null) {
+            loginTimeout.cancel(false);
+        }
     }
 
     @Override

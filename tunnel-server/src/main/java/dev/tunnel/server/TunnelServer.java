@@ -11,9 +11,13 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,6 +28,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threads: one accept loop for the tunnel port; a worker group whose loops each run some
  * client sessions together with their public ports and all their public connections.
+ *
+ * <p>{@link #close} is graceful: it stops accepting clients and public connections (releasing
+ * every port), lets public connections in flight finish for up to {@code transport.drainTimeout}
+ * seconds, then closes everything.
  */
 public final class TunnelServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TunnelServer.class);
@@ -31,11 +39,16 @@ public final class TunnelServer implements AutoCloseable {
     private final EventLoopGroup acceptGroup;
     private final EventLoopGroup workerGroup;
     private final Channel listener;
+    private final ServerContext context;
+    private final int drainTimeoutSeconds;
 
-    private TunnelServer(EventLoopGroup acceptGroup, EventLoopGroup workerGroup, Channel listener) {
+    private TunnelServer(EventLoopGroup acceptGroup, EventLoopGroup workerGroup, Channel listener, ServerContext context,
+                         int drainTimeoutSeconds) {
         this.acceptGroup = acceptGroup;
         this.workerGroup = workerGroup;
         this.listener = listener;
+        this.context = context;
+        this.drainTimeoutSeconds = drainTimeoutSeconds;
     }
 
     /** Binds the tunnel port and starts serving; throws with a clear message if it cannot. */
@@ -52,9 +65,13 @@ public final class TunnelServer implements AutoCloseable {
             LoginAuthenticator authenticator = new LoginAuthenticator(credentials, ChannelBinding.of(tls.certificate()));
             LoginThrottle throttle = new LoginThrottle(config.auth.maxFailedLogins,
                     TimeUnit.SECONDS.toMillis(config.auth.failedLoginBlockSeconds), System::currentTimeMillis);
+            ChannelGroup publicConns = new DefaultChannelGroup("public-connections", GlobalEventExecutor.INSTANCE);
+            ServerContext.PoolSettings pool = new ServerContext.PoolSettings(config.transport.maxPoolCount,
+                    config.userConnTimeout, config.transport.tcpMuxKeepaliveInterval);
             ServerContext context = new ServerContext(config.auth.token, config.transport.tcpMux, ports,
                     config.effectiveProxyBindAddr(), Version.get(), config.transport.loginTimeout, credentials,
-                    authenticator, throttle, config.transport.maxStreamsPerClient);
+                    authenticator, throttle, config.transport.maxStreamsPerClient, pool, new SessionRegistry(),
+                    publicConns);
             MuxSettings mux = new MuxSettings(config.transport.tcpMuxInitialWindow, config.transport.tcpMuxMaxWindow);
             ServerBootstrap bootstrap = new ServerBootstrap()
                     .group(acceptGroup, workerGroup)
@@ -80,15 +97,15 @@ public final class TunnelServer implements AutoCloseable {
                 throw new IllegalStateException("failed to bind on [" + config.bindAddr + ":" + config.bindPort + "]: "
                         + reason, e);
             }
-            log.info("tunnel server {} listening on {} ({} transport, TLS {} with {})", Version.get(),
-                    listener.localAddress(), Transports.name(), config.transport.tls.force ? "required" : "optional",
-                    TlsContexts.providerName());
+            log.info("tunnel server {} listening on {} ({} transport, {} mode, TLS {} with {})", Version.get(),
+                    listener.localAddress(), Transports.name(), config.transport.tcpMux ? "tcpMux" : "pool",
+                    config.transport.tls.force ? "required" : "optional", TlsContexts.providerName());
             if (credentials.sharedTokenEmpty()) {
                 log.warn("auth.token is empty: any client can log in and open ports");
             }
             log.info("logins are bound to the server certificate {} ({} user(s) with their own token)",
                     authenticator.ownBinding().fingerprint(), config.users.size());
-            return new TunnelServer(acceptGroup, workerGroup, listener);
+            return new TunnelServer(acceptGroup, workerGroup, listener, context, config.transport.drainTimeout);
         } catch (Exception e) {
             acceptGroup.shutdownGracefully(0, 0, TimeUnit.SECONDS);
             workerGroup.shutdownGracefully(0, 0, TimeUnit.SECONDS);
@@ -106,9 +123,25 @@ public final class TunnelServer implements AutoCloseable {
         listener.closeFuture().sync();
     }
 
+    /** Logged-in client sessions right now (for tests and status). */
+    public int sessionCount() {
+        return context.sessions().all().size();
+    }
+
     @Override
     public void close() {
         listener.close().syncUninterruptibly();
+        List<ClientSession> sessions = context.sessions().all();
+        sessions.forEach(ClientSession::stopAccepting);
+        if (drainTimeoutSeconds > 0 && !context.publicConns().isEmpty()) {
+            log.info("shutting down: waiting up to {} s (transport.drainTimeout) for {} public connections to finish",
+                    drainTimeoutSeconds, context.publicConns().size());
+            if (!context.publicConns().newCloseFuture().awaitUninterruptibly(drainTimeoutSeconds, TimeUnit.SECONDS)) {
+                log.warn("shutting down: closing {} public connections still open after {} s",
+                        context.publicConns().size(), drainTimeoutSeconds);
+            }
+        }
+        sessions.forEach(ClientSession::closeConnection);
         acceptGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     }

@@ -57,6 +57,11 @@ public class ClientConfig {
         public int heartbeatInterval = 30;
         /** Seconds without a heartbeat reply before reconnecting; -1 disables. */
         public int heartbeatTimeout = 90;
+        /**
+         * Tunnel extension: seconds a stopping client lets connections in flight finish after it
+         * told the server it is leaving (0-3600; 0 = close them at once).
+         */
+        public int drainTimeout = 10;
         /** Tunnel extension: initial per-stream receive window in bytes (65536..1073741824). */
         public int tcpMuxInitialWindow = 262_144;
         /** Tunnel extension: largest per-stream receive window in bytes (>= initial, <= 1073741824). */

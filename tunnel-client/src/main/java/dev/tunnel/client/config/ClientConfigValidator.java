@@ -47,6 +47,7 @@ final class ClientConfigValidator implements ConfigValidator<ClientConfig> {
         checks.check(t.tcpMux, "transport.tcpMux", "false (pool mode, one connection per public connection) is not supported yet (supported: true)");
         checks.atLeast("transport.tcpMuxKeepaliveInterval", t.tcpMuxKeepaliveInterval, 1);
         checks.range("transport.poolCount", t.poolCount, 0, 100);
+        checks.range("transport.drainTimeout", t.drainTimeout, 0, 3600);
         boolean interval = checks.positiveOrDisabled("transport.heartbeatInterval", t.heartbeatInterval);
         boolean timeout = checks.positiveOrDisabled("transport.heartbeatTimeout", t.heartbeatTimeout);
         if (interval && timeout && t.heartbeatInterval > 0 && t.heartbeatTimeout > 0) {

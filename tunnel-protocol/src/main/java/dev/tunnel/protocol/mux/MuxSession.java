@@ -59,7 +59,7 @@ public final class MuxSession extends ChannelInboundHandlerAdapter {
     private int nextStreamId;
     private int lastPeerStreamId;
     private boolean flushScheduled;
-    private long rttNanos;
+    private volatile long rttNanos;
 
     /**
      * @param server   true on the tunnel server (opens odd stream ids), false on the client (even)
@@ -116,7 +116,7 @@ public final class MuxSession extends ChannelInboundHandlerAdapter {
         writeFrame(new ControlFrame(new Ping(System.nanoTime())));
     }
 
-    /** Smoothed round-trip time from pings, or 0 before the first pong. */
+    /** Smoothed round-trip time of the last pings (any thread), or 0 before the first pong. */
     public long rttNanos() {
         return rttNanos;
     }
@@ -177,7 +177,11 @@ public final class MuxSession extends ChannelInboundHandlerAdapter {
         } else if (control.message() instanceof Pong pong) {
             long sample = System.nanoTime() - pong.payload();
             if (sample >= 0 && sample < TimeUnit.MINUTES.toNanos(2)) {
-                rttNanos = rttNanos == 0 ? sample : (7 * rttNanos + sample) / 8;
+                long rtt = rttNanos == 0 ? sample : (7 * rttNanos + sample) / 8;
+                rttNanos = rtt;
+                if (log.isDebugEnabled()) {
+                    log.debug("{} ping RTT {} us (smoothed {} us)", ctx.channel(), sample / 1000, rtt / 1000);
+                }
             }
             ctx.fireChannelRead(control);
         } else {

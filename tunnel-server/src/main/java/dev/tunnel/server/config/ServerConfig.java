@@ -73,6 +73,11 @@ public class ServerConfig {
         public int heartbeatTimeout = 90;
         /** Most pre-opened work connections kept per client (>= 0). */
         public int maxPoolCount = 5;
+        /**
+         * Tunnel extension: seconds a stopping server lets public connections in flight finish
+         * after it stopped accepting (0-3600; 0 = close them at once).
+         */
+        public int drainTimeout = 10;
         /** Tunnel extension: initial per-stream receive window in bytes (65536..1073741824). */
         public int tcpMuxInitialWindow = 262_144;
         /** Tunnel extension: largest per-stream receive window in bytes (>= initial, <= 1073741824). */

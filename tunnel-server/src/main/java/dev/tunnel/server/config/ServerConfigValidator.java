@@ -78,7 +78,8 @@ final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
         checks.check(t.tcpMux, "transport.tcpMux", "false (pool mode, one connection per public connection) is not supported yet (supported: true)");
         checks.atLeast("transport.tcpMuxKeepaliveInterval", t.tcpMuxKeepaliveInterval, 1);
         checks.positiveOrDisabled("transport.heartbeatTimeout", t.heartbeatTimeout);
-        checks.atLeast("transport.maxPoolCount", t.maxPoolCount, 0);
+        checks.range("transport.maxPoolCount", t.maxPoolCount, 0, 100);
+        checks.range("transport.drainTimeout", t.drainTimeout, 0, 3600);
         if (checks.range("transport.tcpMuxInitialWindow", t.tcpMuxInitialWindow, 65_536, MAX_WINDOW)) {
             checks.range("transport.tcpMuxMaxWindow", t.tcpMuxMaxWindow, t.tcpMuxInitialWindow, MAX_WINDOW);
         }

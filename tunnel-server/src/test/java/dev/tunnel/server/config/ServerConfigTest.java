@@ -85,6 +85,7 @@ class ServerConfigTest {
                 [transport]
                 heartbeatTimeout = 0
                 maxPoolCount = -2
+                drainTimeout = -1
                 tcpMuxInitialWindow = 1000
                 sendBufferSize = 100
                 [log]
@@ -94,10 +95,11 @@ class ServerConfigTest {
                 "s.toml:2: userConnTimeout: 0 (expected: 1 or more)",
                 "s.toml:3: maxPortsPerClient: -1 (expected: 0 or more)",
                 "s.toml:5: transport.heartbeatTimeout: 0 (expected: -1 to disable, or a positive number of seconds)",
-                "s.toml:6: transport.maxPoolCount: -2 (expected: 0 or more)",
-                "s.toml:7: transport.tcpMuxInitialWindow: 1000 (expected: 65536-1073741824)",
-                "s.toml:8: transport.sendBufferSize: 100 (expected: 0 for the OS default, or 4096-67108864 bytes)",
-                "s.toml:10: log.level: \"loud\" (expected: \"trace\", \"debug\", \"info\", \"warn\", \"error\")");
+                "s.toml:6: transport.maxPoolCount: -2 (expected: 0-100)",
+                "s.toml:7: transport.drainTimeout: -1 (expected: 0-3600)",
+                "s.toml:8: transport.tcpMuxInitialWindow: 1000 (expected: 65536-1073741824)",
+                "s.toml:9: transport.sendBufferSize: 100 (expected: 0 for the OS default, or 4096-67108864 bytes)",
+                "s.toml:11: log.level: \"loud\" (expected: \"trace\", \"debug\", \"info\", \"warn\", \"error\")");
     }
 
     @Test

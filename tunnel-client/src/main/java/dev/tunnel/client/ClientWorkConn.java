@@ -1,0 +1,169 @@
+package dev.tunnel.client;
+
+import dev.tunnel.protocol.ControlFrame;
+import dev.tunnel.protocol.ControlMessage.Challenge;
+import dev.tunnel.protocol.ControlMessage.NewWorkConn;
+import dev.tunnel.protocol.ControlMessage.Ping;
+import dev.tunnel.protocol.ControlMessage.StartWorkConn;
+import dev.tunnel.protocol.FrameDecoder;
+import dev.tunnel.protocol.FrameEncoder;
+import dev.tunnel.protocol.Preface;
+import dev.tunnel.protocol.PrefaceDecoder;
+import dev.tunnel.protocol.PrefaceDecoder.PrefaceEvent;
+import dev.tunnel.protocol.TunnelPipeline;
+import dev.tunnel.protocol.auth.ChannelBinding;
+import dev.tunnel.protocol.auth.LoginProof;
+import dev.tunnel.protocol.auth.WorkConnProof;
+import dev.tunnel.protocol.relay.PipeRelay;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import io.netty.util.ReferenceCountUtil;
+import java.net.InetSocketAddress;
+import java.util.function.Function;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The client's end of one work connection (pool mode) while it waits in the server's pool:
+ * sends the preface, waits for the server's preface and {@code CHALLENGE}, and answers with
+ * {@code NEW_WORK_CONN} (a {@link WorkConnProof} over the session id, the server's nonce of this
+ * connection, a fresh client nonce and the certificate this connection saw; never the token).
+ * The certificate must be the one the control connection's login was proven for (and the pin,
+ * if any). Then it sends nothing and waits for {@code START_WORK_CONN}. The server's keepalive pings are
+ * read and dropped. On start it removes the codec, so the bytes behind the start message reach
+ * a {@link PipeRelay}, and hands the connection to the {@link WorkConnector}.
+ *
+ * <p>Threading: runs on the connection's event loop (the control connection's).
+ */
+final class ClientWorkConn extends ChannelInboundHandlerAdapter {
+    private static final Logger log = LoggerFactory.getLogger(ClientWorkConn.class);
+    private static final FrameEncoder ENCODER = new FrameEncoder();
+
+    /** How to reach and authenticate to the server. */
+    record Settings(InetSocketAddress server, Function<SocketChannel, SslHandler> tls, ClientCredentials credentials,
+                    int connectTimeoutMillis) {
+    }
+
+    /** Called when the server starts a work connection; the codec is gone, {@code workEnd} holds early bytes. */
+    @FunctionalInterface
+    interface Starter {
+        void start(Channel work, PipeRelay workEnd, int proxyId, String source);
+    }
+
+    private final ClientCredentials credentials;
+    private final String sessionId;
+    private final ChannelBinding loginBinding;
+    private final Starter starter;
+    private boolean answered;
+
+    private ClientWorkConn(ClientCredentials credentials, String sessionId, ChannelBinding loginBinding, Starter starter) {
+        this.credentials = credentials;
+        this.sessionId = sessionId;
+        this.loginBinding = loginBinding;
+        this.starter = starter;
+    }
+
+    /** The whole pipeline of a client work connection; see {@link TunnelPipeline}. */
+    /**
+     * @param loginBinding the certificate binding the control connection's login was proven for
+     */
+    static void initPipeline(SocketChannel ch, Settings settings, String sessionId, ChannelBinding loginBinding,
+                             Starter starter) {
+        ChannelPipeline p = ch.pipeline();
+        if (settings.tls() != null) {
+            p.addLast(TunnelPipeline.TLS, settings.tls().apply(ch));
+        }
+        p.addLast(TunnelPipeline.PREFACE, new PrefaceDecoder());
+        p.addLast(TunnelPipeline.FRAME_DECODER, new FrameDecoder());
+        p.addLast(TunnelPipeline.FRAME_ENCODER, ENCODER);
+        p.addLast(TunnelPipeline.WORK_CONN, new ClientWorkConn(settings.credentials(), sessionId, loginBinding, starter));
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        ctx.writeAndFlush(Preface.encode(ctx.alloc()));
+        ctx.fireChannelActive();
+    }
+
+    /** Answers the server's challenge of this connection; false (after a log line) if this server is refused. */
+    private boolean answer(ChannelHandlerContext ctx, Challenge challenge) {
+        if (!LoginProof.wellFormedNonce(challenge.serverNonce())) {
+            log.warn("{} work connection: malformed challenge from the server: closing", ctx.channel());
+            return false;
+        }
+        ChannelBinding seen;
+        try {
+            seen = LoginExchange.seenBinding(ctx.pipeline().get(SslHandler.class));
+        } catch (SSLPeerUnverifiedException e) {
+            log.warn("{} work connection: no server certificate: closing", ctx.channel());
+            return false;
+        }
+        ChannelBinding pin = credentials.pinnedServer();
+        if (!seen.matches(loginBinding) || pin != null && !pin.matches(seen)) {
+            log.warn("{} work connection: {} is not the certificate the login was made with ({}): closing",
+                    ctx.channel(), seen.isNone() ? "no TLS" : "server certificate " + seen.fingerprint(),
+                    loginBinding.isNone() ? "no TLS" : loginBinding.fingerprint());
+            return false;
+        }
+        String nonce = LoginProof.newNonce();
+        String proof = WorkConnProof.compute(credentials.token(), credentials.user(), sessionId,
+                challenge.serverNonce(), nonce, seen);
+        ctx.writeAndFlush(new ControlFrame(new NewWorkConn(sessionId, System.currentTimeMillis(), nonce, proof)));
+        return true;
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof PrefaceEvent preface && preface.version() != Preface.VERSION) {
+            log.warn("{} work connection: server speaks protocol version {}: closing", ctx.channel(), preface.version());
+            ctx.close();
+            return;
+        }
+        if (evt instanceof SslHandshakeCompletionEvent handshake && !handshake.isSuccess()) {
+            log.debug("{} work connection: TLS handshake failed: {}", ctx.channel(), handshake.cause().getMessage());
+            ctx.close();
+            return;
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof ControlFrame frame && frame.message() instanceof Ping) {
+            return;
+        }
+        if (!answered && msg instanceof ControlFrame frame && frame.message() instanceof Challenge challenge) {
+            answered = true;
+            if (!answer(ctx, challenge)) {
+                ctx.close();
+            }
+            return;
+        }
+        if (answered && msg instanceof ControlFrame frame && frame.message() instanceof StartWorkConn start) {
+            Channel ch = ctx.channel();
+            ch.config().setAutoRead(false);
+            PipeRelay workEnd = PipeRelay.replace(ch, TunnelPipeline.WORK_CONN);
+            ch.pipeline().remove(TunnelPipeline.FRAME_ENCODER);
+            ch.pipeline().remove(TunnelPipeline.FRAME_DECODER); // hands the bytes behind START to workEnd
+            starter.start(ch, workEnd, start.proxyId(), start.source());
+            return;
+        }
+        ReferenceCountUtil.release(msg);
+        log.warn("{} work connection: unexpected {} from the server: closing", ctx.channel(), msg);
+        ctx.close();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        Throwable root = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
+        log.debug("{} work connection closed: {}", ctx.channel(), root.toString());
+        ctx.close();
+    }
+}

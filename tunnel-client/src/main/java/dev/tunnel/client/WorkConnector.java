@@ -1,0 +1,170 @@
+package dev.tunnel.client;
+
+import dev.tunnel.protocol.ControlFrame;
+import dev.tunnel.protocol.ControlMessage.LoginResult;
+import dev.tunnel.protocol.ControlMessage.ReqWorkConn;
+import dev.tunnel.protocol.auth.ChannelBinding;
+import dev.tunnel.protocol.relay.PipeRelay;
+import dev.tunnel.protocol.transport.Transports;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.SslHandler;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Pool mode ({@code transport.tcpMux = false}), on the control connection between {@code mux}
+ * and {@code control}: notes the session id from the login result and opens work connections
+ * when the server asks ({@code REQ_WORK_CONN}), each a new TCP (and TLS) connection to the
+ * server, handled by {@link ClientWorkConn}. When the server starts one, it connects to the
+ * proxy's local app and joins both with a {@link PipeRelay}; if the local app is down the work
+ * connection is closed (the public connection closes) and the failure is logged once per burst,
+ * per proxy, as {@link LocalConnector} does.
+ *
+ * <p>Idle work connections belong to the control session: when it ends they are closed; those
+ * carrying a connection go on until it is done.
+ *
+ * <p>Threading: runs on the control connection's event loop. Work connections are spread over
+ * the client's event-loop group (TLS handshakes of replacements then do not stall the loop that
+ * carries a busy pipe); each one's local connection is registered on the work connection's own
+ * loop, so a pipe on the client never crosses threads. What the work connections share here
+ * (the idle set, the failure logs) is thread-safe.
+ */
+final class WorkConnector extends ChannelInboundHandlerAdapter {
+    private static final Logger log = LoggerFactory.getLogger(WorkConnector.class);
+    /** The most connections one request may ask for (the server asks for its pool bound, at most 100). */
+    static final int MAX_PER_REQUEST = 100;
+    private static final int LOCAL_CONNECT_TIMEOUT_MILLIS = 10_000;
+
+    private final ClientWorkConn.Settings settings;
+    private final Map<Integer, ProxyTarget> proxies;
+    private final ChannelGroup localConns;
+    private final Map<Integer, BurstLog> failures = new ConcurrentHashMap<>();
+    private final Set<Channel> idle = ConcurrentHashMap.newKeySet();
+    private final BurstLog connectFailures = new BurstLog(log);
+    private Channel control;
+    private String sessionId;
+    private ChannelBinding loginBinding;
+
+    WorkConnector(ClientWorkConn.Settings settings, Map<Integer, ProxyTarget> proxies, ChannelGroup localConns) {
+        this.settings = settings;
+        this.proxies = proxies;
+        this.localConns = localConns;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof ControlFrame frame) {
+            if (frame.message() instanceof LoginResult result && result.ok()) {
+                try {
+                    // work connections must see the certificate this login is proven for (checked by the control handler)
+                    loginBinding = LoginExchange.seenBinding(ctx.pipeline().get(SslHandler.class));
+                    control = ctx.channel();
+                    sessionId = result.sessionId();
+                } catch (SSLPeerUnverifiedException e) {
+                    log.debug("{} no server certificate: no work connections", ctx.channel());
+                }
+            } else if (frame.message() instanceof ReqWorkConn request && sessionId != null) {
+                if (ctx.channel().isActive()) { // not after the control handler refused the login result
+                    open(Math.max(0, Math.min(request.count(), MAX_PER_REQUEST)));
+                }
+                return;
+            }
+        }
+        ctx.fireChannelRead(msg);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        sessionId = null;
+        for (Channel work : idle.toArray(new Channel[0])) {
+            work.close();
+        }
+        idle.clear();
+        ctx.fireChannelInactive();
+    }
+
+    private void open(int count) {
+        for (int i = 0; i < count; i++) {
+            ChannelInitializerImpl init = new ChannelInitializerImpl(sessionId, loginBinding);
+            Bootstrap bootstrap = new Bootstrap()
+                    .group(control.eventLoop().parent())
+                    .channel(Transports.socketChannel())
+                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, settings.connectTimeoutMillis())
+                    .option(ChannelOption.TCP_NODELAY, true)
+                    .option(ChannelOption.SO_KEEPALIVE, true)
+                    .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
+                    .handler(init);
+            Channel work = bootstrap.connect(settings.server()).addListener(f -> {
+                if (!f.isSuccess()) {
+                    connectFailures.warn("cannot open a work connection to {}: {}", settings.server(),
+                            f.cause().getMessage());
+                }
+            }).channel();
+            idle.add(work);
+            work.closeFuture().addListener(f -> idle.remove(work));
+        }
+    }
+
+    /** Builds a work connection's pipeline; see {@link ClientWorkConn}. */
+    private final class ChannelInitializerImpl extends ChannelInitializer<SocketChannel> {
+        private final String session;
+        private final ChannelBinding loginBinding;
+
+        ChannelInitializerImpl(String session, ChannelBinding loginBinding) {
+            this.session = session;
+            this.loginBinding = loginBinding;
+        }
+
+        @Override
+        protected void initChannel(SocketChannel ch) {
+            ClientWorkConn.initPipeline(ch, settings, session, loginBinding, WorkConnector.this::start);
+        }
+    }
+
+    /** The server started {@code work} for {@code proxyId}: connect to the local app and join the two. */
+    private void start(Channel work, PipeRelay workEnd, int proxyId, String source) {
+        idle.remove(work);
+        ProxyTarget proxy = proxies.get(proxyId);
+        if (proxy == null) {
+            log.warn("server started a work connection for unknown proxy id {}: closed", proxyId);
+            work.close();
+            return;
+        }
+        PipeRelay[] localEnd = new PipeRelay[1];
+        Bootstrap bootstrap = new Bootstrap()
+                .group(work.eventLoop())
+                .channel(Transports.socketChannel())
+                .option(ChannelOption.AUTO_READ, false)
+                .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, LOCAL_CONNECT_TIMEOUT_MILLIS)
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        localEnd[0] = PipeRelay.attach(ch);
+                    }
+                });
+        Channel local = bootstrap.connect(proxy.local()).addListener(f -> {
+            if (f.isSuccess()) {
+                PipeRelay.join(workEnd, localEnd[0]);
+            } else {
+                work.close();
+                failures.computeIfAbsent(proxyId, id -> new BurstLog(log)).warn(
+                        "proxy [{}] cannot reach local app {}: {} (public connection from {} closed)",
+                        proxy.name(), proxy.local(), f.cause().getMessage(), source);
+            }
+        }).channel();
+        localConns.add(local);
+    }
+}

@@ -1,0 +1,49 @@
+package dev.tunnel.server;
+
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.ImmediateEventExecutor;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The logged-in client sessions, by session id (work connections name theirs) and by the
+ * client's run id (one per client process). A login with a run id that already has a session
+ * evicts the old one: that is the same client process coming back, and its old session is a
+ * ghost (a half-open connection the server has not noticed yet) whose ports the new one needs.
+ *
+ * <p>Threading: sessions run on different event loops; the maps are concurrent.
+ */
+final class SessionRegistry {
+    private final Map<String, ClientSession> byId = new ConcurrentHashMap<>();
+    private final Map<String, ClientSession> byRunId = new ConcurrentHashMap<>();
+
+    /**
+     * Adds {@code session}; returns a future that completes once the session it replaces (same
+     * run id), if any, has released its ports and closed its listeners.
+     */
+    Future<?> register(ClientSession session) {
+        byId.put(session.id(), session);
+        ClientSession old = byRunId.put(session.runId(), session);
+        if (old == null || old == session) {
+            return ImmediateEventExecutor.INSTANCE.newSucceededFuture(null);
+        }
+        byId.remove(old.id(), old);
+        return old.evict("the same client (run id " + session.runId() + ") logged in again as session "
+                + session.id());
+    }
+
+    void unregister(ClientSession session) {
+        byId.remove(session.id(), session);
+        byRunId.remove(session.runId(), session);
+    }
+
+    ClientSession find(String sessionId) {
+        return byId.get(sessionId);
+    }
+
+    List<ClientSession> all() {
+        return new ArrayList<>(byId.values());
+    }
+}

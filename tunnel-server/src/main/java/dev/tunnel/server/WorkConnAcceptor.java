@@ -1,0 +1,86 @@
+package dev.tunnel.server;
+
+import dev.tunnel.protocol.ControlFrame;
+import dev.tunnel.protocol.ControlMessage.NewWorkConn;
+import dev.tunnel.protocol.TunnelPipeline;
+import dev.tunnel.protocol.auth.ChannelBinding;
+import dev.tunnel.protocol.auth.LoginProof;
+import dev.tunnel.protocol.auth.WorkConnProof;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.ssl.SslHandler;
+import java.net.InetSocketAddress;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Pool mode: looks at the first control message of a new connection. A {@code NEW_WORK_CONN}
+ * with a valid proof for a live session makes this a work connection. The proof
+ * ({@link WorkConnProof}) is keyed with the token of the session's account and covers the
+ * challenge the control handler sent on this very connection (used once), the client's nonce
+ * and this server's certificate (or no certificate on a connection without TLS), as a login
+ * does; so a recorded {@code NEW_WORK_CONN} cannot be replayed. the control handlers are
+ * removed, {@link PooledWorkConn} takes their place and the session's {@link WorkConnPool} gets
+ * the connection. Anything else (a login) goes on to the control handler, and this handler
+ * removes itself.
+ *
+ * <p>Threading: runs on the connection's event loop, which need not be the session's.
+ */
+final class WorkConnAcceptor extends ChannelInboundHandlerAdapter {
+    private static final Logger log = LoggerFactory.getLogger(WorkConnAcceptor.class);
+
+    private final ServerContext server;
+
+    WorkConnAcceptor(ServerContext server) {
+        this.server = server;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof ControlFrame frame) || !(frame.message() instanceof NewWorkConn work)) {
+            ctx.pipeline().remove(this);
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        ClientSession session = server.sessions().find(work.sessionId());
+        if (session == null || session.pool() == null) {
+            log.info("{} work connection for unknown session {}: closed", ctx.channel(), work.sessionId());
+            ctx.close();
+            return;
+        }
+        ServerControlHandler control = (ServerControlHandler) ctx.pipeline().get(TunnelPipeline.CONTROL);
+        String serverNonce = control == null ? null : control.takeChallenge();
+        if (serverNonce == null || !LoginProof.wellFormedNonce(work.nonce()) || !verify(ctx, session, work, serverNonce)) {
+            log.warn("{} work connection refused: wrong proof for session {}", ctx.channel(), work.sessionId());
+            if (ctx.channel().remoteAddress() instanceof InetSocketAddress a && a.getAddress() != null) {
+                server.throttle().failed(a.getAddress());
+            }
+            ctx.close();
+            return;
+        }
+        // A pipe passes half-close on. Without this the server would close the whole work
+        // connection on the client's FIN, after epoll's RDHUP handling read everything left
+        // regardless of backpressure.
+        ctx.channel().config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
+        ChannelPipeline p = ctx.pipeline();
+        p.remove(TunnelPipeline.IDLE);
+        p.remove(TunnelPipeline.HEARTBEAT);
+        p.remove(TunnelPipeline.MUX);
+        p.remove(TunnelPipeline.CONTROL);
+        p.replace(this, TunnelPipeline.WORK_CONN, new PooledWorkConn());
+        session.pool().offer(ctx.channel());
+    }
+
+    private boolean verify(ChannelHandlerContext ctx, ClientSession session, NewWorkConn work, String serverNonce) {
+        ChannelBinding own = server.authenticator().ownBinding();
+        if (WorkConnProof.verify(session.token(), session.user(), work.sessionId(), serverNonce, work.nonce(), own,
+                work.proof())) {
+            return true;
+        }
+        // without TLS on this connection: a plaintext client binds to nothing (as a login may)
+        return ctx.pipeline().get(SslHandler.class) == null && WorkConnProof.verify(session.token(), session.user(),
+                work.sessionId(), serverNonce, work.nonce(), ChannelBinding.none(), work.proof());
+    }
+}

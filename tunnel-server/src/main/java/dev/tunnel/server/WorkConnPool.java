@@ -1,0 +1,214 @@
+package dev.tunnel.server;
+
+import dev.tunnel.protocol.ControlFrame;
+import dev.tunnel.protocol.ControlMessage.Ping;
+import dev.tunnel.protocol.ControlMessage.ReqWorkConn;
+import dev.tunnel.protocol.ControlMessage.StartWorkConn;
+import dev.tunnel.protocol.TunnelPipeline;
+import dev.tunnel.protocol.relay.PipeRelay;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.ArrayDeque;
+import java.util.Iterator;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Pool mode ({@code transport.tcpMux = false}): the idle work connections of one client
+ * session, and the public connections waiting for one.
+ *
+ * <ul>
+ *   <li>At login it asks the client for {@code min(poolCount, maxPoolCount)} connections
+ *       ({@code REQ_WORK_CONN}); each one taken is replaced at once, each one that dies too.</li>
+ *   <li>It never holds more than that bound idle: a connection nobody waits for beyond it is
+ *       closed with a log line, whatever the client sends.</li>
+ *   <li>A public connection that finds the pool empty asks for one and waits up to
+ *       {@code userConnTimeout}, then is closed with a logged reason.</li>
+ *   <li>Idle connections get a PING every keepalive interval (the client does not answer: it
+ *       sends nothing before {@code START_WORK_CONN}, so nothing can cross it), which keeps
+ *       NAT entries alive and makes a dead connection fail its write and leave the pool.</li>
+ * </ul>
+ *
+ * <h3>Threading</h3>
+ * Runs on the session's event loop, like the public connections. A work connection was
+ * accepted on any worker loop and stays there (moving a registered TLS channel between loops is
+ * not worth its risk): starting it ({@link #startPipe}) runs on its loop, and {@link PipeRelay}
+ * joins the two across loops. An idle connection on the session's own loop is taken first.
+ */
+final class WorkConnPool {
+    private static final Logger log = LoggerFactory.getLogger(WorkConnPool.class);
+
+    private final Channel control;
+    private final String sessionId;
+    private final int bound;
+    private final ServerContext.PoolSettings settings;
+    private final ArrayDeque<Channel> idle = new ArrayDeque<>();
+    private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
+    private ScheduledFuture<?> keepalive;
+    private boolean closed;
+
+    private record Waiter(Channel publicConn, PipeRelay publicEnd, String proxyName, int proxyId,
+                          ScheduledFuture<?> timeout) {
+    }
+
+    WorkConnPool(Channel control, String sessionId, int clientPoolCount, ServerContext.PoolSettings settings) {
+        this.control = control;
+        this.sessionId = sessionId;
+        this.bound = Math.max(0, Math.min(clientPoolCount, settings.maxPoolCount()));
+        this.settings = settings;
+    }
+
+    private EventLoop loop() {
+        return control.eventLoop();
+    }
+
+    /** Asks for the initial connections; call after the login result was sent. */
+    void start() {
+        if (bound > 0) {
+            request(bound);
+        }
+        int interval = settings.keepaliveSeconds();
+        if (interval > 0) {
+            keepalive = loop().scheduleAtFixedRate(this::pingIdle, interval, interval, TimeUnit.SECONDS);
+        }
+    }
+
+    int idleCount() {
+        return idle.size();
+    }
+
+    /** A work connection of this session has arrived (any thread). */
+    void offer(Channel work) {
+        loop().execute(() -> {
+            if (closed || !work.isActive()) {
+                work.close();
+                return;
+            }
+            Waiter waiter;
+            while ((waiter = waiters.poll()) != null) {
+                waiter.timeout().cancel(false);
+                if (waiter.publicConn().isActive()) {
+                    startPipe(work, waiter.publicConn(), waiter.publicEnd(), waiter.proxyName(), waiter.proxyId());
+                    return;
+                }
+            }
+            if (idle.size() >= bound) {
+                log.info("{} session {}: client sent a work connection beyond the pool bound ({}): closed", work,
+                        sessionId, bound);
+                work.close();
+                return;
+            }
+            idle.add(work);
+            work.closeFuture().addListener(f -> loop().execute(() -> {
+                if (idle.remove(work) && !closed) {
+                    log.debug("{} session {}: idle work connection closed; asking for a replacement", work, sessionId);
+                    request(1);
+                }
+            }));
+        });
+    }
+
+    /** A new public connection (on the session loop): start it on an idle work connection, or wait for one. */
+    void take(Channel publicConn, PipeRelay publicEnd, String proxyName, int proxyId) {
+        Channel work;
+        while ((work = pollIdle()) != null) {
+            if (work.isActive()) {
+                startPipe(work, publicConn, publicEnd, proxyName, proxyId);
+                request(1);
+                return;
+            }
+        }
+        if (closed) {
+            publicConn.close();
+            return;
+        }
+        int timeoutSeconds = settings.userConnTimeoutSeconds();
+        ScheduledFuture<?> timeout = loop().schedule(() -> expire(publicConn), timeoutSeconds, TimeUnit.SECONDS);
+        waiters.add(new Waiter(publicConn, publicEnd, proxyName, proxyId, timeout));
+        publicConn.closeFuture().addListener(f -> timeout.cancel(false));
+        request(1);
+    }
+
+    /** An idle connection, preferring one on the session's loop: then its pipe never crosses threads. */
+    private Channel pollIdle() {
+        for (Iterator<Channel> it = idle.iterator(); it.hasNext(); ) {
+            Channel work = it.next();
+            if (work.eventLoop() == loop()) {
+                it.remove();
+                return work;
+            }
+        }
+        return idle.poll();
+    }
+
+    private void expire(Channel publicConn) {
+        for (Iterator<Waiter> it = waiters.iterator(); it.hasNext(); ) {
+            Waiter w = it.next();
+            if (w.publicConn() == publicConn) {
+                it.remove();
+                log.warn("{} proxy [{}]: no work connection from the client within userConnTimeout ({} s):"
+                        + " closing the public connection", publicConn, w.proxyName(), settings.userConnTimeoutSeconds());
+                publicConn.close();
+                return;
+            }
+        }
+    }
+
+    /** Sends START_WORK_CONN on {@code work} and turns both connections into one pipe. */
+    private void startPipe(Channel work, Channel publicConn, PipeRelay publicEnd, String proxyName, int proxyId) {
+        String source = String.valueOf(publicConn.remoteAddress());
+        work.eventLoop().execute(() -> {
+            if (!work.isActive()) {
+                loop().execute(() -> {
+                    if (publicConn.isActive()) {
+                        take(publicConn, publicEnd, proxyName, proxyId);
+                    }
+                });
+                return;
+            }
+            work.config().setAutoRead(false);
+            PipeRelay workEnd = PipeRelay.replace(work, TunnelPipeline.WORK_CONN);
+            work.writeAndFlush(new ControlFrame(new StartWorkConn(proxyId, source)));
+            work.pipeline().remove(TunnelPipeline.FRAME_ENCODER);
+            work.pipeline().remove(TunnelPipeline.FRAME_DECODER);
+            PipeRelay.join(publicEnd, workEnd);
+            log.debug("{} proxy [{}] public connection {} rides work connection {}", control, proxyName, source, work);
+        });
+    }
+
+    private void request(int count) {
+        if (!closed && control.isActive()) {
+            control.writeAndFlush(new ControlFrame(new ReqWorkConn(count)));
+        }
+    }
+
+    private void pingIdle() {
+        for (Channel work : idle) {
+            work.writeAndFlush(new ControlFrame(new Ping(System.nanoTime())));
+        }
+    }
+
+    /** Closes idle connections and the public connections still waiting; connections in use go on. */
+    void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (keepalive != null) {
+            keepalive.cancel(false);
+        }
+        Channel work;
+        while ((work = idle.poll()) != null) {
+            work.close();
+        }
+        Waiter w;
+        while ((w = waiters.poll()) != null) {
+            w.timeout().cancel(false);
+            log.info("{} proxy [{}]: session {} ended while the public connection waited for a work connection:"
+                    + " closing it", w.publicConn(), w.proxyName(), sessionId);
+            w.publicConn().close();
+        }
+    }
+}
