@@ -50,22 +50,6 @@ class ServerMainTest {
     }
 
     @Test
-    void poolModeIsReportedAsNotSupportedYet(@TempDir Path dir) throws Exception {
-        Path file = Files.writeString(dir.resolve("frps.toml"), "[transport]\ntcpMux = false\n");
-        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
-        java.io.PrintStream original = System.err;
-        System.setErr(new java.io.PrintStream(captured, true));
-        int code;
-        try {
-            code = run("verify", "-c", file.toString());
-        } finally {
-            System.setErr(original);
-        }
-        assertThat(code).isEqualTo(1);
-        assertThat(captured.toString()).contains("transport.tcpMux").contains("not supported yet");
-    }
-
-    @Test
     void missingConfigIsAUsageError() {
         assertThat(run()).isEqualTo(2);
         assertThat(err.toString()).contains("--config");

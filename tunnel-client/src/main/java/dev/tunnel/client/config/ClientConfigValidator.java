@@ -44,7 +44,6 @@ final class ClientConfigValidator implements ConfigValidator<ClientConfig> {
     private static void transport(ClientConfig.Transport t, ValueChecks checks) {
         checks.oneOf("transport.protocol", t.protocol, List.of("tcp"), List.of("kcp", "quic", "websocket", "wss"));
         checks.atLeast("transport.dialServerTimeout", t.dialServerTimeout, 1);
-        checks.check(t.tcpMux, "transport.tcpMux", "false (pool mode, one connection per public connection) is not supported yet (supported: true)");
         checks.atLeast("transport.tcpMuxKeepaliveInterval", t.tcpMuxKeepaliveInterval, 1);
         checks.range("transport.poolCount", t.poolCount, 0, 100);
         checks.range("transport.drainTimeout", t.drainTimeout, 0, 3600);

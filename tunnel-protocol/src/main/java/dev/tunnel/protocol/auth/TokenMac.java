@@ -8,7 +8,7 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * The HMAC-SHA256 the login proofs use: keyed with the token, over a label and then each field as a
+ * The HMAC-SHA256 both proofs use: keyed with the token, over a label and then each field as a
  * 4-byte big-endian length and its bytes, hex-encoded. Stateless and thread-safe.
  */
 final class TokenMac {

@@ -75,7 +75,6 @@ final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
         if (t.tls.selfSignedDir != null) {
             checks.notBlank("transport.tls.selfSignedDir", t.tls.selfSignedDir);
         }
-        checks.check(t.tcpMux, "transport.tcpMux", "false (pool mode, one connection per public connection) is not supported yet (supported: true)");
         checks.atLeast("transport.tcpMuxKeepaliveInterval", t.tcpMuxKeepaliveInterval, 1);
         checks.positiveOrDisabled("transport.heartbeatTimeout", t.heartbeatTimeout);
         checks.range("transport.maxPoolCount", t.maxPoolCount, 0, 100);
