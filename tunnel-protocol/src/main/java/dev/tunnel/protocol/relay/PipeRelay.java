@@ -185,7 +185,7 @@ public final class PipeRelay extends ChannelInboundHandlerAdapter {
         log.debug("{} pipe closed: {}{}", channel, cause.toString(),
                 cause.getCause() == null ? "" : " caused by " + cause.getCause());
         failed = true;
-        ctx.close();
+        abort(); // RST, so the far end learns this was a failure and not the end of the stream
     }
 
     /** Reads once more if the pipe is running, this side is open and the other can take writes. */
