@@ -10,7 +10,7 @@
 #
 # Everything listens on 127.0.0.1 (ports 17000-17999). Every load is bounded in count and time.
 # Columns: direct (the load tool straight to the backend), ssh -R, the tunnel in mux mode with
-# TLS on and off, pool mode with TLS (skipped with a note while this branch has no pool mode),
+# TLS on and off, pool mode with TLS (transport.poolCount = 5),
 # and mux TLS with the small-VPS JVM flags (memory figures and keep-alive req/s only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -267,6 +267,7 @@ serverPort = $1
 auth.token = "bench"
 transport.tcpMux = $mux
 transport.tls.enable = $tls
+$( [ "$mux" = true ] || echo "transport.poolCount = 5" )
 log.level = "warn"
 [[proxies]]
 name = "web"

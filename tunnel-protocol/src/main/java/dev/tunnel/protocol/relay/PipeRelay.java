@@ -46,7 +46,7 @@ import org.slf4j.LoggerFactory;
  * it was written ({@code ALLOW_HALF_CLOSURE} must be on). A socket closes when both its
  * directions are done. A socket that closes before that makes the other flush what it holds and
  * close (forced when its reader took nothing for {@value #CLOSE_GRACE_MILLIS} ms); a socket error
- * closes the other at once with RST.
+ * resets both sockets at once (RST), so a failure never looks like the end of the stream.
  */
 public final class PipeRelay extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(PipeRelay.class);
