@@ -11,6 +11,7 @@ import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.ArrayDeque;
 import java.util.Iterator;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -101,12 +102,19 @@ final class WorkConnPool {
                 return;
             }
             idle.add(work);
-            work.closeFuture().addListener(f -> loop().execute(() -> {
-                if (idle.remove(work) && !closed) {
-                    log.debug("{} session {}: idle work connection closed; asking for a replacement", work, sessionId);
-                    request(1);
+            work.closeFuture().addListener(f -> {
+                try {
+                    loop().execute(() -> {
+                        if (idle.remove(work) && !closed) {
+                            log.debug("{} session {}: idle work connection closed; asking for a replacement", work,
+                                    sessionId);
+                            request(1);
+                        }
+                    });
+                } catch (RejectedExecutionException stopping) {
+                    // the server is stopping: nothing to replace
                 }
-            }));
+            });
         });
     }
 
