@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tunnel.client.TunnelClient;
 import dev.tunnel.client.config.ClientConfig;
 import dev.tunnel.client.config.ProxyConfig;
+import dev.tunnel.e2e.TunnelExtension.Mode;
 import dev.tunnel.server.TunnelServer;
 import dev.tunnel.server.config.ServerConfig;
 import java.io.InputStream;
@@ -14,7 +15,7 @@ import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * A new public connection costs one link round trip: the server sends OPEN and the first
@@ -32,13 +33,14 @@ import org.junit.jupiter.params.provider.ValueSource;
 class FirstByteLatencyTest {
     private static final int ONE_WAY_DELAY_MS = 40;
 
-    @ParameterizedTest(name = "tls={0}")
-    @ValueSource(booleans = {true, false})
-    void newConnectionCostsOneRoundTrip(boolean tls) throws Exception {
+    @ParameterizedTest(name = "{0}, tls={1}")
+    @CsvSource({"MUX, true", "MUX, false", "POOL, true", "POOL, false"})
+    void newConnectionCostsOneRoundTrip(Mode mode, boolean tls) throws Exception {
         ServerConfig sc = new ServerConfig();
         sc.bindAddr = "127.0.0.1";
         sc.bindPort = 0;
         sc.auth.token = "latency";
+        mode.apply(sc);
         try (EchoServer echo = new EchoServer();
              TunnelServer server = TunnelServer.start(sc);
              DelayLink link = new DelayLink(server.port(), ONE_WAY_DELAY_MS)) {
@@ -46,6 +48,7 @@ class FirstByteLatencyTest {
             cc.serverPort = link.port();
             cc.auth.token = "latency";
             cc.transport.tls.enable = tls;
+            mode.apply(cc); // pool mode: poolCount 5, filled at login
             ProxyConfig proxy = new ProxyConfig();
             proxy.name = "echo";
             proxy.localPort = echo.port();
@@ -59,45 +62,8 @@ class FirstByteLatencyTest {
                 try (DelayLink direct = new DelayLink(echo.port(), ONE_WAY_DELAY_MS)) {
                     baseline = medianFirstByteMillis(direct.port());
                 }
-                System.out.printf("first byte over %d ms RTT (tls=%s): tunnel median %d ms, direct over the same"
-                        + " emulated link %d ms%n", 2 * ONE_WAY_DELAY_MS, tls, median, baseline);
-                assertThat(median).isGreaterThanOrEqualTo(2 * ONE_WAY_DELAY_MS).isLessThan(120);
-            }
-        }
-    }
-
-    @ParameterizedTest(name = "pool mode, tls={0}")
-    @ValueSource(booleans = {true, false})
-    void poolModeWithAWarmPoolCostsOneRoundTrip(boolean tls) throws Exception {
-        ServerConfig sc = new ServerConfig();
-        sc.bindAddr = "127.0.0.1";
-        sc.bindPort = 0;
-        sc.auth.token = "latency";
-        sc.transport.tcpMux = false;
-        try (EchoServer echo = new EchoServer();
-             TunnelServer server = TunnelServer.start(sc);
-             DelayLink link = new DelayLink(server.port(), ONE_WAY_DELAY_MS)) {
-            ClientConfig cc = new ClientConfig();
-            cc.serverPort = link.port();
-            cc.auth.token = "latency";
-            cc.transport.tls.enable = tls;
-            cc.transport.tcpMux = false;
-            cc.transport.poolCount = 5;
-            ProxyConfig proxy = new ProxyConfig();
-            proxy.name = "echo";
-            proxy.localPort = echo.port();
-            cc.proxies.add(proxy);
-            try (TunnelClient client = TunnelClient.start(cc)) {
-                client.firstLogin().get(10, TimeUnit.SECONDS);
-                int port = client.awaitRemotePort("echo", Duration.ofSeconds(10));
-                firstByteMillis(port); // the pool is filled at login; one connection proves it is warm
-                long median = medianFirstByteMillis(port);
-                long baseline;
-                try (DelayLink direct = new DelayLink(echo.port(), ONE_WAY_DELAY_MS)) {
-                    baseline = medianFirstByteMillis(direct.port());
-                }
-                System.out.printf("first byte over %d ms RTT, pool mode (tls=%s): tunnel median %d ms, direct over"
-                        + " the same emulated link %d ms%n", 2 * ONE_WAY_DELAY_MS, tls, median, baseline);
+                System.out.printf("first byte over %d ms RTT, %s mode (tls=%s): tunnel median %d ms, direct over"
+                        + " the same emulated link %d ms%n", 2 * ONE_WAY_DELAY_MS, mode, tls, median, baseline);
                 assertThat(median).isGreaterThanOrEqualTo(2 * ONE_WAY_DELAY_MS).isLessThan(120);
             }
         }
