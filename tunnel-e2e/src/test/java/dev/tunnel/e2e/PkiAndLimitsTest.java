@@ -149,10 +149,11 @@ class PkiAndLimitsTest {
         await(() -> logs().contains("transport.loginTimeout; stuck in TLS handshake"));
     }
 
-    @Test
-    void publicConnectionsBeyondMaxStreamsPerClientAreRefused() throws Exception {
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.EnumSource(TunnelExtension.Mode.class)
+    void publicConnectionsBeyondMaxStreamsPerClientAreRefused(TunnelExtension.Mode mode) throws Exception {
         LocalApp silent = tunnel.localApp(socket -> socket.getInputStream().transferTo(java.io.OutputStream.nullOutputStream()));
-        TunnelExtension.Tunnel t = tunnel.builder().server(c -> c.transport.maxStreamsPerClient = 2)
+        TunnelExtension.Tunnel t = tunnel.builder().mode(mode).server(c -> c.transport.maxStreamsPerClient = 2)
                 .proxy("app", silent.port()).start();
         int port = t.port("app");
         List<Socket> open = new ArrayList<>();

@@ -9,8 +9,11 @@ import dev.tunnel.protocol.transport.Transports;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import java.net.InetSocketAddress;
@@ -21,11 +24,15 @@ import org.slf4j.LoggerFactory;
  * The public port of one proxy. In mux mode each accepted connection becomes a stream on the
  * client's session at once: the OPEN frame and the first bytes go out without waiting for the
  * client. In pool mode it takes a work connection from the session's {@link WorkConnPool}.
- * Accepted connections join {@code publicConns}, which the shutdown drain waits on.
+ * Accepted connections join {@code publicConns}, which the shutdown drain waits on. A client
+ * has at most {@code maxStreams} of them open (streams in mux mode, public connections in pool
+ * mode); one more is closed at once.
  *
- * <p>Threading: the listening socket and every accepted channel live on the session's event
- * loop, so accepting a connection, its stream and the tunnel connection share one thread and a
- * new connection costs no hand-off between threads.
+ * <p>Threading: the listening socket lives on the session's event loop. In mux mode every
+ * accepted channel lives there too, so accepting a connection, its stream and the tunnel
+ * connection share one thread and a new connection costs no hand-off between threads. In pool
+ * mode {@link PoolModeAcceptor} registers each accepted channel on the loop of the work
+ * connection it will ride, for the same reason.
  */
 final class ProxyListener {
     private static final Logger log = LoggerFactory.getLogger(ProxyListener.class);
@@ -70,39 +77,85 @@ final class ProxyListener {
                         accept(ch);
                     }
                 });
+        if (pool != null) {
+            bootstrap.handler(new PoolModeAcceptor()); // takes every accepted socket before the bootstrap does
+        }
         ChannelFuture future = bootstrap.bind(host, port);
         serverChannel = future.channel();
         return future;
     }
 
+    /** Mux mode: the accepted channel, registered on the session's loop, becomes a stream. */
     private void accept(SocketChannel ch) {
-        if (!session.channel().isActive()) {
+        if (!admit(ch, session.streamCount())) {
             ch.close();
             return;
         }
-        if (maxStreams > 0 && session.streamCount() >= maxStreams) {
-            refuseOverLimit(ch);
-            return;
-        }
         publicConns.add(ch);
-        if (pool != null) {
-            pool.take(ch, PipeRelay.attach(ch), name, proxyId);
-            return;
-        }
         MuxStream stream = session.openStream(proxyId, String.valueOf(ch.remoteAddress()));
         ch.pipeline().addLast(TunnelPipeline.RELAY, new StreamRelay(stream));
         log.debug("{} proxy [{}] public connection {} -> {}", session.channel(), name, ch.remoteAddress(), stream);
     }
 
-    /** Closes a public connection beyond transport.maxStreamsPerClient; logs the first, then once per 10 s with a count. */
-    private void refuseOverLimit(SocketChannel ch) {
-        ch.close();
+    /** Whether a new public connection may open, with {@code open} already open; logs a refusal. */
+    private boolean admit(Channel ch, int open) {
+        if (!session.channel().isActive()) {
+            return false;
+        }
+        if (maxStreams > 0 && open >= maxStreams) {
+            logRefusal(ch, open);
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * Pool mode, on the listening socket's pipeline (session loop): reserves an idle work
+     * connection for each accepted socket and registers the socket on that connection's loop,
+     * then starts the pipe there; with no idle one, the socket is registered on the session's
+     * loop and waits for a work connection ({@link WorkConnPool#take}).
+     */
+    private final class PoolModeAcceptor extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            Channel ch = (Channel) msg;
+            if (!admit(ch, pool.publicConnCount())) {
+                ch.unsafe().closeForcibly();
+                return;
+            }
+            ch.config().setOption(ChannelOption.AUTO_READ, false);
+            ch.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
+            ch.config().setOption(ChannelOption.TCP_NODELAY, true);
+            publicConns.add(ch);
+            pool.track(ch);
+            Channel work = pool.reserveIdle();
+            EventLoop loop = work != null ? work.eventLoop() : session.eventLoop();
+            loop.register(ch).addListener(registered -> {
+                if (!registered.isSuccess()) {
+                    ch.unsafe().closeForcibly();
+                    if (work != null) {
+                        pool.offer(work);
+                    }
+                    return;
+                }
+                PipeRelay publicEnd = PipeRelay.attach(ch);
+                if (work != null) {
+                    pool.startReserved(work, ch, publicEnd, name, proxyId);
+                } else {
+                    pool.take(ch, publicEnd, name, proxyId);
+                }
+            });
+        }
+    }
+
+    /** Logs a refusal beyond transport.maxStreamsPerClient: the first, then once per 10 s with a count. */
+    private void logRefusal(Channel ch, int open) {
         refusedSinceLog++;
         long now = System.nanoTime();
         if (lastLimitLogNanos == Long.MIN_VALUE || now - lastLimitLogNanos >= LIMIT_LOG_INTERVAL_NANOS) {
             log.warn("{} proxy [{}] refused {} public connection(s), latest from {}: the client already has {} open"
-                    + " streams (transport.maxStreamsPerClient = {})", session.channel(), name, refusedSinceLog,
-                    ch.remoteAddress(), session.streamCount(), maxStreams);
+                    + " connections (transport.maxStreamsPerClient = {})", session.channel(), name, refusedSinceLog,
+                    ch.remoteAddress(), open, maxStreams);
             lastLimitLogNanos = now;
             refusedSinceLog = 0;
         }

@@ -33,10 +33,13 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <h3>Threading</h3>
- * Runs on the session's event loop, like the public connections. A work connection was
+ * Runs on the session's event loop, where the public port accepts. A work connection was
  * accepted on any worker loop and stays there (moving a registered TLS channel between loops is
- * not worth its risk): starting it ({@link #startPipe}) runs on its loop, and {@link PipeRelay}
- * joins the two across loops. An idle connection on the session's own loop is taken first.
+ * not worth its risk); instead the public connection goes to it: {@link ProxyListener}
+ * {@linkplain #reserveIdle reserves} an idle work connection before it registers the accepted
+ * socket, and registers that socket on the work connection's loop, so the pipe never crosses
+ * threads. Only a public connection that had to wait for a work connection
+ * ({@link #take}) lives on the session's loop and is joined across loops by {@link PipeRelay}.
  */
 final class WorkConnPool {
     private static final Logger log = LoggerFactory.getLogger(WorkConnPool.class);
@@ -48,6 +51,7 @@ final class WorkConnPool {
     private final ArrayDeque<Channel> idle = new ArrayDeque<>();
     private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
     private ScheduledFuture<?> keepalive;
+    private int publicConns;
     private boolean closed;
 
     private record Waiter(Channel publicConn, PipeRelay publicEnd, String proxyName, int proxyId,
@@ -118,6 +122,51 @@ final class WorkConnPool {
         });
     }
 
+    /** Public connections of this session that ride or wait for a work connection (session loop). */
+    int publicConnCount() {
+        return publicConns;
+    }
+
+    /**
+     * Counts a new public connection of this session until it closes (session loop; before
+     * {@link #reserveIdle} or {@link #take}).
+     */
+    void track(Channel publicConn) {
+        publicConns++;
+        publicConn.closeFuture().addListener(f -> {
+            try {
+                loop().execute(() -> publicConns--);
+            } catch (RejectedExecutionException stopping) {
+                // the server is stopping: nobody counts any more
+            }
+        });
+    }
+
+    /**
+     * Takes an idle work connection for a public connection that is not registered yet (session
+     * loop), asking the client for a replacement; null if none is idle. The caller registers the
+     * public connection on the returned connection's loop and then calls {@link #startReserved}.
+     */
+    Channel reserveIdle() {
+        Channel work;
+        while ((work = pollIdle()) != null) {
+            if (work.isActive()) {
+                request(1);
+                return work;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Starts a public connection on the work connection {@link #reserveIdle} gave (on the work
+     * connection's loop, where the public connection was registered). If the work connection died
+     * meanwhile, the public connection waits for another one like any other.
+     */
+    void startReserved(Channel work, Channel publicConn, PipeRelay publicEnd, String proxyName, int proxyId) {
+        startPipe(work, publicConn, publicEnd, proxyName, proxyId);
+    }
+
     /** A new public connection (on the session loop): start it on an idle work connection, or wait for one. */
     void take(Channel publicConn, PipeRelay publicEnd, String proxyName, int proxyId) {
         Channel work;
@@ -166,8 +215,7 @@ final class WorkConnPool {
 
     /** Sends START_WORK_CONN on {@code work} and turns both connections into one pipe. */
     private void startPipe(Channel work, Channel publicConn, PipeRelay publicEnd, String proxyName, int proxyId) {
-        String source = String.valueOf(publicConn.remoteAddress());
-        work.eventLoop().execute(() -> {
+        Runnable start = () -> {
             if (!work.isActive()) {
                 loop().execute(() -> {
                     if (publicConn.isActive()) {
@@ -176,6 +224,7 @@ final class WorkConnPool {
                 });
                 return;
             }
+            String source = String.valueOf(publicConn.remoteAddress());
             work.config().setAutoRead(false);
             PipeRelay workEnd = PipeRelay.replace(work, TunnelPipeline.WORK_CONN);
             work.writeAndFlush(new ControlFrame(new StartWorkConn(proxyId, source)));
@@ -183,7 +232,12 @@ final class WorkConnPool {
             work.pipeline().remove(TunnelPipeline.FRAME_DECODER);
             PipeRelay.join(publicEnd, workEnd);
             log.debug("{} proxy [{}] public connection {} rides work connection {}", control, proxyName, source, work);
-        });
+        };
+        if (work.eventLoop().inEventLoop()) {
+            start.run();
+        } else {
+            work.eventLoop().execute(start);
+        }
     }
 
     private void request(int count) {
