@@ -117,6 +117,8 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
             onLoginResult(ctx, result);
         } else if (message instanceof NewProxyResult result && loggedIn) {
             listener.proxyResult(result);
+        } else if (message instanceof ControlMessage.Goodbye && loggedIn) {
+            listener.portsReleased();
         } else if (!(message instanceof ControlMessage.Pong)) {
             throw new ProtocolException("unexpected " + message.getClass().getSimpleName() + " from the server");
         }

@@ -11,6 +11,9 @@ interface SessionListener {
 
     void proxyResult(NewProxyResult result);
 
+    /** The server answered this client's GOODBYE: its ports are free again. */
+    void portsReleased();
+
     /** The connection ended; {@code reason} says why, or null after a clean close. */
     void disconnected(String reason);
 }

@@ -36,6 +36,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -77,6 +78,8 @@ public final class TunnelClient implements AutoCloseable {
     private final ClientIdentity identity;
     private final ClientCredentials credentials;
     private final CompletableFuture<Void> firstLogin = new CompletableFuture<>();
+    /** Completes when the server answers GOODBYE: this client's ports are free again. */
+    private final CompletableFuture<Void> portsReleased = new CompletableFuture<>();
     private final Map<String, ProxyStatus> status = new ConcurrentHashMap<>();
     private final ChannelGroup localConns = new DefaultChannelGroup("local-connections", GlobalEventExecutor.INSTANCE);
     private volatile boolean closed;
@@ -251,8 +254,15 @@ public final class TunnelClient implements AutoCloseable {
         closed = true;
         Channel ch = channel;
         if (ch != null && ch.isActive() && firstLogin.isDone() && !firstLogin.isCompletedExceptionally()) {
-            ch.writeAndFlush(new ControlFrame(new Goodbye("client shutting down")))
-                    .awaitUninterruptibly(1, TimeUnit.SECONDS);
+            ch.writeAndFlush(new ControlFrame(new Goodbye("client shutting down")));
+            try {
+                // a client started right after this one can then register the same ports at once
+                portsReleased.get(2, TimeUnit.SECONDS);
+            } catch (TimeoutException | ExecutionException e) {
+                log.debug("the server did not confirm the release of this client's ports within 2 s");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
             int drain = config.transport.drainTimeout;
             if (drain > 0 && !localConns.isEmpty()) {
                 log.info("shutting down: waiting up to {} s (transport.drainTimeout) for {} connections to finish",
@@ -288,6 +298,11 @@ public final class TunnelClient implements AutoCloseable {
             synchronized (TunnelClient.this) {
                 slowRetry = code == LoginResult.AUTH_FAILED;
             }
+        }
+
+        @Override
+        public void portsReleased() {
+            portsReleased.complete(null);
         }
 
         @Override

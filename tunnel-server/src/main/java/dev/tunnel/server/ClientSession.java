@@ -250,12 +250,17 @@ final class ClientSession {
         return done;
     }
 
-    /** The client announced it is leaving: release its ports now (any thread). */
-    void goodbye(String reason) {
+    /**
+     * The client announced it is leaving: release its ports now (any thread). The future
+     * completes once every public listener is closed.
+     */
+    Future<Void> goodbye(String reason) {
+        Promise<Void> released = mux.eventLoop().newPromise();
         mux.eventLoop().execute(() -> {
             log.info("{} client session {} is leaving ({}): its ports are released", mux.channel(), id, reason);
-            close();
+            close().addListener(f -> released.setSuccess(null));
         });
+        return released;
     }
 
     /**

@@ -121,7 +121,9 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
         } else if (message instanceof CloseProxy close) {
             session.closeProxy(close.proxyId());
         } else if (message instanceof Goodbye goodbye) {
-            session.goodbye(goodbye.reason());
+            // answered once every port is closed, so the client may start again at once
+            session.goodbye(goodbye.reason()).addListener(f -> ctx.writeAndFlush(
+                    new ControlFrame(new Goodbye("ports released"))));
         } else if (!(message instanceof ControlMessage.Pong)) {
             log.debug("{} ignoring {}", ctx.channel(), message);
         }
