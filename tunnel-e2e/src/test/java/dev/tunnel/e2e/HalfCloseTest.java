@@ -3,19 +3,22 @@ package dev.tunnel.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tunnel.e2e.Payloads.Summary;
+import dev.tunnel.e2e.TunnelExtension.Mode;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A half-close (shutdownOutput) on one end travels through the tunnel as EOF on the other end,
  * and the other direction keeps working until its own end closes. The payloads are larger than
- * a stream window, so the data after the FIN really waits for credit.
+ * a stream window, so the data after the FIN really waits for credit. Both modes: in pool mode
+ * the FIN travels as a half-closed work connection.
  */
 @Timeout(30)
 class HalfCloseTest {
@@ -24,8 +27,9 @@ class HalfCloseTest {
     @RegisterExtension
     final TunnelExtension tunnel = new TunnelExtension();
 
-    @Test
-    void publicClientHalfClosesThenReceivesTheWholeAnswer() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Mode.class)
+    void publicClientHalfClosesThenReceivesTheWholeAnswer(Mode mode) throws Exception {
         byte[] request = Payloads.random(1024 * 1024, 1);
         byte[] answer = Payloads.random(ANSWER_BYTES, 2);
         CompletableFuture<Summary> appReceived = new CompletableFuture<>();
@@ -36,7 +40,7 @@ class HalfCloseTest {
                 socket.getOutputStream().write(answer);
             }
         });
-        int port = tunnel.builder().proxy("app", app.port()).start().port("app");
+        int port = tunnel.builder().mode(mode).proxy("app", app.port()).start().port("app");
 
         try (Socket s = new Socket("127.0.0.1", port)) {
             s.getOutputStream().write(request);
@@ -47,8 +51,9 @@ class HalfCloseTest {
         assertThat(app.errors()).isEmpty();
     }
 
-    @Test
-    void localAppHalfClosesThenStillReceivesThePublicClientsData() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Mode.class)
+    void localAppHalfClosesThenStillReceivesThePublicClientsData(Mode mode) throws Exception {
         byte[] greeting = Payloads.random(64 * 1024, 3);
         byte[] upload = Payloads.random(ANSWER_BYTES, 4);
         CompletableFuture<Summary> appReceived = new CompletableFuture<>();
@@ -59,7 +64,7 @@ class HalfCloseTest {
                 appReceived.complete(Payloads.drain(socket.getInputStream()));
             }
         });
-        int port = tunnel.builder().proxy("app", app.port()).start().port("app");
+        int port = tunnel.builder().mode(mode).proxy("app", app.port()).start().port("app");
 
         try (Socket s = new Socket("127.0.0.1", port)) {
             InputStream in = s.getInputStream();

@@ -8,6 +8,8 @@ import java.util.concurrent.TimeUnit;
 
 /** What a user of a public port does: connect, send, read the answer. */
 final class PublicClient {
+    private static final int READ_TIMEOUT_MILLIS = 30_000;
+
     private PublicClient() {
     }
 
@@ -17,6 +19,7 @@ final class PublicClient {
      */
     static Summary roundTrip(int port, byte[] data) throws Exception {
         try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(READ_TIMEOUT_MILLIS); // a tunnel that loses the answer fails the test instead of hanging it
             CompletableFuture<Void> sent = CompletableFuture.runAsync(() -> {
                 try {
                     s.getOutputStream().write(data);

@@ -128,6 +128,9 @@ final class ProxyListener {
             ch.config().setOption(ChannelOption.TCP_NODELAY, true);
             publicConns.add(ch);
             pool.track(ch);
+            // Attached before the socket is registered: whatever it delivers first (bytes, even
+            // its FIN, which epoll may report as soon as it is registered) waits in the relay.
+            PipeRelay publicEnd = PipeRelay.attach(ch);
             Channel work = pool.reserveIdle();
             EventLoop loop = work != null ? work.eventLoop() : session.eventLoop();
             loop.register(ch).addListener(registered -> {
@@ -138,12 +141,14 @@ final class ProxyListener {
                     }
                     return;
                 }
-                PipeRelay publicEnd = PipeRelay.attach(ch);
-                if (work != null) {
-                    pool.startReserved(work, ch, publicEnd, name, proxyId);
-                } else {
-                    pool.take(ch, publicEnd, name, proxyId);
-                }
+                // After registration has finished (channelActive), on the socket's own loop.
+                ch.eventLoop().execute(() -> {
+                    if (work != null) {
+                        pool.startReserved(work, ch, publicEnd, name, proxyId);
+                    } else {
+                        pool.take(ch, publicEnd, name, proxyId);
+                    }
+                });
             });
         }
     }
