@@ -42,8 +42,9 @@ import org.slf4j.LoggerFactory;
  * {@code loginFailExit = true}, a first login that fails is final: {@link #firstLogin()}
  * completes exceptionally and the client stops.
  *
- * <p>Threads: one small event-loop group; the tunnel connection and every local connection of
- * its streams run on one loop of it.
+ * <p>Threads: one group of {@code transport.eventLoopThreads} loops (default one per core); the
+ * tunnel connection and every local connection of its streams run on one loop of it, the
+ * static_file plugins' connections on the others.
  */
 public final class TunnelClient implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TunnelClient.class);
@@ -91,7 +92,7 @@ public final class TunnelClient implements AutoCloseable {
                 ? TlsContexts.client(new TlsFiles(path(tls.certFile), path(tls.keyFile), path(tls.trustedCaFile)),
                 tls.trustedCaFile != null && !tls.trustedCaFile.isEmpty())
                 : null;
-        EventLoopGroup group = Transports.newGroup(0, "tunnel-client");
+        EventLoopGroup group = Transports.newGroup(config.transport.eventLoopThreads, "tunnel-client");
         List<StaticFileServer> plugins = new ArrayList<>();
         try {
             Map<Integer, ProxyTarget> proxies = new LinkedHashMap<>();

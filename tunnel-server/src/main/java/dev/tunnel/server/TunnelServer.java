@@ -22,18 +22,18 @@ import org.slf4j.LoggerFactory;
  * The tunnel server: listens on {@code bindAddr:bindPort} for clients, and opens public ports
  * for the proxies they register. {@link #start} returns once the port is bound.
  *
- * <p>Threads: one accept loop for the tunnel port; a worker group whose loops each run some
- * client sessions together with their public ports and all their public connections.
+ * <p>Threads: one group of {@code transport.eventLoopThreads} loops (default one per core). The
+ * tunnel port's listener sits on one of them (clients log in rarely; a loop of its own would idle);
+ * each loop runs some client sessions together with their public ports and all their public
+ * connections.
  */
 public final class TunnelServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TunnelServer.class);
 
-    private final EventLoopGroup acceptGroup;
     private final EventLoopGroup workerGroup;
     private final Channel listener;
 
-    private TunnelServer(EventLoopGroup acceptGroup, EventLoopGroup workerGroup, Channel listener) {
-        this.acceptGroup = acceptGroup;
+    private TunnelServer(EventLoopGroup workerGroup, Channel listener) {
         this.workerGroup = workerGroup;
         this.listener = listener;
     }
@@ -44,8 +44,7 @@ public final class TunnelServer implements AutoCloseable {
                 path(config.transport.tls.keyFile), path(config.transport.tls.trustedCaFile)),
                 path(config.transport.tls.selfSignedDir));
         SslContext ssl = tls.context();
-        EventLoopGroup acceptGroup = Transports.newGroup(1, "tunnel-accept");
-        EventLoopGroup workerGroup = Transports.newGroup(0, "tunnel-worker");
+        EventLoopGroup workerGroup = Transports.newGroup(config.transport.eventLoopThreads, "tunnel-worker");
         try {
             PortRegistry ports = new PortRegistry();
             Credentials credentials = new Credentials(config);
@@ -57,7 +56,7 @@ public final class TunnelServer implements AutoCloseable {
                     authenticator, throttle, config.transport.maxStreamsPerClient);
             MuxSettings mux = new MuxSettings(config.transport.tcpMuxInitialWindow, config.transport.tcpMuxMaxWindow);
             ServerBootstrap bootstrap = new ServerBootstrap()
-                    .group(acceptGroup, workerGroup)
+                    .group(workerGroup)
                     .channel(Transports.serverChannel())
                     .option(ChannelOption.SO_BACKLOG, 1024)
                     .option(ChannelOption.SO_REUSEADDR, true)
@@ -88,9 +87,8 @@ public final class TunnelServer implements AutoCloseable {
             }
             log.info("logins are bound to the server certificate {} ({} user(s) with their own token)",
                     authenticator.ownBinding().fingerprint(), config.users.size());
-            return new TunnelServer(acceptGroup, workerGroup, listener);
+            return new TunnelServer(workerGroup, listener);
         } catch (Exception e) {
-            acceptGroup.shutdownGracefully(0, 0, TimeUnit.SECONDS);
             workerGroup.shutdownGracefully(0, 0, TimeUnit.SECONDS);
             throw e;
         }
@@ -101,6 +99,15 @@ public final class TunnelServer implements AutoCloseable {
         return ((InetSocketAddress) listener.localAddress()).getPort();
     }
 
+    /** Event loops serving the tunnel port and the sessions ({@code transport.eventLoopThreads}). */
+    int eventLoops() {
+        int n = 0;
+        for (Object ignored : workerGroup) {
+            n++;
+        }
+        return n;
+    }
+
     /** Blocks until the server is closed. */
     public void awaitClose() throws InterruptedException {
         listener.closeFuture().sync();
@@ -109,7 +116,6 @@ public final class TunnelServer implements AutoCloseable {
     @Override
     public void close() {
         listener.close().syncUninterruptibly();
-        acceptGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     }
 

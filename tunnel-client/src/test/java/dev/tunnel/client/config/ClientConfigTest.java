@@ -40,6 +40,7 @@ class ClientConfigTest {
         assertThat(t.tcpMuxMaxWindow).isEqualTo(16_777_216);
         assertThat(t.sendBufferSize).isZero();
         assertThat(t.receiveBufferSize).isZero();
+        assertThat(t.eventLoopThreads).isZero();
         assertThat(t.tls.enable).isTrue();
         assertThat(t.tls.certFile).isNull();
         assertThat(t.tls.keyFile).isNull();
@@ -99,6 +100,7 @@ class ClientConfigTest {
                 heartbeatInterval = 0
                 dialServerTimeout = -5
                 receiveBufferSize = 1
+                eventLoopThreads = 300
                 [[proxies]]
                 name = "a"
                 localPort = 22
@@ -112,8 +114,9 @@ class ClientConfigTest {
                 "c.toml:4: transport.heartbeatInterval: 0 (expected: -1 to disable, or a positive number of seconds)",
                 "c.toml:5: transport.dialServerTimeout: -5 (expected: 1 or more)",
                 "c.toml:6: transport.receiveBufferSize: 1 (expected: 0 for the OS default, or 4096-67108864 bytes)",
-                "c.toml:12: proxies[1].localPort: 70000 (expected: 1-65535)",
-                "c.toml:13: proxies[1].remotePort: 65536 (expected: 0-65535)");
+                "c.toml:7: transport.eventLoopThreads: 300 (expected: 0-256)",
+                "c.toml:13: proxies[1].localPort: 70000 (expected: 1-65535)",
+                "c.toml:14: proxies[1].remotePort: 65536 (expected: 0-65535)");
     }
 
     @Test

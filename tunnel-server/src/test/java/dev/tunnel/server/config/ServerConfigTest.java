@@ -40,6 +40,7 @@ class ServerConfigTest {
         assertThat(cfg.transport.tcpMuxMaxWindow).isEqualTo(16_777_216);
         assertThat(cfg.transport.sendBufferSize).isZero();
         assertThat(cfg.transport.receiveBufferSize).isZero();
+        assertThat(cfg.transport.eventLoopThreads).isZero();
         assertThat(cfg.allowPorts).isEmpty();
         assertThat(cfg.isPortAllowed(1)).isTrue();
         assertThat(cfg.log.level).isEqualTo("info");
@@ -87,6 +88,7 @@ class ServerConfigTest {
                 maxPoolCount = -2
                 tcpMuxInitialWindow = 1000
                 sendBufferSize = 100
+                eventLoopThreads = 257
                 [log]
                 level = "loud"
                 """)).containsExactly(
@@ -97,7 +99,8 @@ class ServerConfigTest {
                 "s.toml:6: transport.maxPoolCount: -2 (expected: 0 or more)",
                 "s.toml:7: transport.tcpMuxInitialWindow: 1000 (expected: 65536-1073741824)",
                 "s.toml:8: transport.sendBufferSize: 100 (expected: 0 for the OS default, or 4096-67108864 bytes)",
-                "s.toml:10: log.level: \"loud\" (expected: \"trace\", \"debug\", \"info\", \"warn\", \"error\")");
+                "s.toml:9: transport.eventLoopThreads: 257 (expected: 0-256)",
+                "s.toml:11: log.level: \"loud\" (expected: \"trace\", \"debug\", \"info\", \"warn\", \"error\")");
     }
 
     @Test
