@@ -58,7 +58,7 @@ public final class TunnelServer implements AutoCloseable {
             ServerBootstrap bootstrap = new ServerBootstrap()
                     .group(workerGroup)
                     .channel(Transports.serverChannel())
-                    .option(ChannelOption.SO_BACKLOG, 1024)
+                    .option(ChannelOption.SO_BACKLOG, Listeners.BACKLOG)
                     .option(ChannelOption.SO_REUSEADDR, true)
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childOption(ChannelOption.SO_KEEPALIVE, true)
