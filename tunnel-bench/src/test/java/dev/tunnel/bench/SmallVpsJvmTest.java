@@ -18,9 +18,11 @@ class SmallVpsJvmTest {
     private static final Path ROOT = Path.of("..");
 
     @Test
-    void helpLinesSpellTheFlags() {
-        String help = String.join(" ", SmallVpsJvm.HELP_LINE_1, SmallVpsJvm.HELP_LINE_2, SmallVpsJvm.HELP_LINE_3);
-        assertThat(flags(help)).isEqualTo(flags(SmallVpsJvm.FLAGS));
+    void helpLinesSpellTheFlagsWithinEightyColumns() {
+        List<String> lines = List.of(SmallVpsJvm.HELP_HEADING, SmallVpsJvm.HELP_LINE_1, SmallVpsJvm.HELP_LINE_2,
+                SmallVpsJvm.HELP_LINE_3, SmallVpsJvm.HELP_LINE_4);
+        assertThat(flags(String.join(" ", lines))).isEqualTo(flags(SmallVpsJvm.FLAGS));
+        assertThat(lines).allSatisfy(line -> assertThat(line.length()).as(line).isLessThan(80));
     }
 
     @Test

@@ -23,7 +23,7 @@ import picocli.CommandLine.Option;
         description = "Runs the tunnel client: dials the server and forwards its proxies to local apps.",
         subcommands = ClientMain.Verify.class,
         footer = {"", SmallVpsJvm.HELP_HEADING, SmallVpsJvm.HELP_LINE_1, SmallVpsJvm.HELP_LINE_2, SmallVpsJvm.HELP_LINE_3,
-                "       -jar tunnel-client.jar -c FILE"})
+                SmallVpsJvm.HELP_LINE_4, "       -jar tunnel-client.jar -c FILE"})
 public final class ClientMain implements Callable<Integer> {
 
     @CommandLine.Spec

@@ -21,7 +21,7 @@ import picocli.CommandLine.Option;
         description = "Runs the tunnel server: clients log in here and their proxies get public ports.",
         subcommands = {ServerMain.Verify.class, CertsCommand.class},
         footer = {"", SmallVpsJvm.HELP_HEADING, SmallVpsJvm.HELP_LINE_1, SmallVpsJvm.HELP_LINE_2, SmallVpsJvm.HELP_LINE_3,
-                "       -jar tunnel-server.jar -c FILE"})
+                SmallVpsJvm.HELP_LINE_4, "       -jar tunnel-server.jar -c FILE"})
 public final class ServerMain implements Callable<Integer> {
 
     @CommandLine.Spec
