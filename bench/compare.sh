@@ -213,6 +213,7 @@ memory() {
 longrun() {
   local col=$1 port=$2 per=$((LONG_N / LOAD_PROCS)) pids=() files=() i
   log "$col: $LONG_N long connections, one message per ${LONG_INTERVAL} ms for ${LONG_S}s ($LOAD_PROCS load processes)"
+  command -v nstat >/dev/null && nstat -n
   for i in $(seq 1 $LOAD_PROCS); do
     java -Xlog:gc:file="$WORK/gc-long-$col-$i.log" -cp "$BENCH_JAR" dev.tunnel.bench.LongConnLoad --target 127.0.0.1:$port --connections $per \
         --interval-ms $LONG_INTERVAL --duration-s $LONG_S --warmup-ms $LONG_WARMUP --threads 2 \
@@ -220,6 +221,11 @@ longrun() {
     pids+=($!); files+=("$WORK/long-$col-$i.res")
   done
   for p in "${pids[@]}"; do wait $p || true; done
+  # Connects that found an accept queue full stall in SYN-ACK retransmits (1 s, 3 s...): say if any did.
+  if command -v nstat >/dev/null; then
+    local k; k=$(nstat -z 2>/dev/null | awk '$1=="TcpExtListenOverflows" {o=$2} $1=="TcpExtTCPSynRetrans" {s=$2} END {print o+0, s+0}')
+    note "$col long connections: the kernel counted $(echo $k | cut -d' ' -f1) accept-queue overflows and $(echo $k | cut -d' ' -f2) SYN retransmits during the run (nstat, whole machine)."
+  fi
   local m; m=$(bench_java dev.tunnel.bench.LongConnLoad merge "${files[@]}" 2>&1 || true)
   # Pauses over 50 ms in the load tool or the echo backend during the run (they land in every column's tail).
   awk -v c=$col '/Pause/ {v=$NF; sub(/ms/,"",v); if (v+0 > 50) print "    gc pause > 50 ms (" FILENAME "): " $0}' "$WORK"/gc-long-$col-*.log "$WORK/gc-echo.log" >&2 || true
@@ -317,7 +323,8 @@ TOML
   stop $cp; stop $lp; stop $sp
 }
 
-SMALL_JVM="-Xms16m -Xmx64m -XX:MaxDirectMemorySize=64m -XX:+UseSerialGC -Xss512k -XX:ReservedCodeCacheSize=32m -XX:MaxMetaspaceSize=64m -XX:TieredStopAtLevel=1"
+# Exactly the flags README "Running on a 1 GB VPS" and both jars' --help recommend (SmallVpsJvm; SmallVpsJvmTest checks).
+SMALL_JVM="-Xms8m -Xmx128m -Xmn2m -XX:MaxDirectMemorySize=64m -XX:+UseSerialGC -Xss512k -XX:ReservedCodeCacheSize=16m -XX:MaxMetaspaceSize=64m -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -Dio.netty.jfr.enabled=false"
 tunnel mux-tls 17400 true true ""
 tunnel mux-plain 17500 false true ""
 tunnel pool-tls 17600 true false ""
@@ -398,6 +405,6 @@ note "iperf3: ${IPERF_T} s, 1 and 8 parallel streams, client to server (public s
 note "Emulated link: the bench LinkEmulator relays with ${DELAY_MS} ms each way (80 ms RTT) between tunnel-client and tunnel-server, between ssh and sshd, and for direct between the load tool and the backend (one RTT for the request: the emulator answers the TCP handshake locally). First byte: FirstByte, connect + GET /ping, median of $TTFB_N new connections."
 note "Memory: VmRSS of the whole process from /proc/PID/status (for ssh -R, every sshd process of the session on the server side), measured first on fresh processes. Idle after start-up; the maximum sampled every 0.5 s during ${RATE_S} s of wrk -t1 -c10 with bench/rate.lua (a 10 ms delay before each request, about 1,000 req/s: Debian's wrk has no -R); then while LongConnLoad holds $IDLE_N idle connections, per connection = (RSS holding them - RSS just before) / $IDLE_N."
 note "mux TLS, small JVM: the same tunnel launched with $SMALL_JVM."
-note "Long connections: LongConnLoad, $LONG_N connections to an echo backend split over $LOAD_PROCS processes of 2 event loops each (each from its own 127.0.0.x), a 64-byte sequenced, timestamped message every $((LONG_INTERVAL / 1000)) s each for ${LONG_S} s; RTTs of the first $((LONG_WARMUP / 1000)) s are not recorded (JIT warm-up), everything is counted; percentiles come from the raw histograms of every event loop merged; the tool prints its own CPU use."
+note "Long connections: LongConnLoad, $LONG_N connections to an echo backend split over $LOAD_PROCS processes of 2 event loops each (each from its own 127.0.0.x), opened at most 2,000/s and 512 at a time per process, a connection counting as open once its first message has come back (so a connect the kernel completed but the target has not accepted yet is not open; the ramp follows the pace the target accepts); then a 64-byte sequenced, timestamped message every $((LONG_INTERVAL / 1000)) s each for ${LONG_S} s; RTTs of the first message and of the first $((LONG_WARMUP / 1000)) s are not recorded (set-up, JIT warm-up), everything is counted; percentiles come from the raw histograms of every event loop merged; the tool prints its own CPU use."
 bench_java dev.tunnel.bench.Report --results "$RESULTS" --meta "$META" --out "$OUT" --svg "$SVG"
 cp "$RESULTS" "${OUT%.md}-raw.txt"

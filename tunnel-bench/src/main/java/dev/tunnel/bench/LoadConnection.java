@@ -15,11 +15,19 @@ import java.util.concurrent.TimeUnit;
  * A message is {@code magic u32, connection id u32, sequence u64, send time u64 (nanoTime)}
  * then zero padding up to the message size.
  *
+ * <p>With an interval, the first message (sequence 0) goes out as soon as TCP connects, and the
+ * connection reports itself ready when its echo is back (or when it closes first): a connect that
+ * the kernel completed while the target had not accepted it yet (a full accept queue, SYN-ACK
+ * retransmits) is not ready. That message is counted like every other; its round trip, which
+ * includes the connection set-up, is not recorded. A connection whose first echo takes over 10 s
+ * is taken as ready anyway (the message is still waited for, and counted lost if it never comes).
+ *
  * <p>Threading: runs on its channel's event loop, and counts into that loop's {@link LoadStats}.
  */
 final class LoadConnection extends ChannelInboundHandlerAdapter {
     static final int HEADER = 24;
     private static final int MAGIC = 0x4C4F4144; // "LOAD"
+    private static final long READY_TIMEOUT_SECONDS = 10;
 
     /** When every connection stops sending. */
     static final class Clock {
@@ -45,17 +53,41 @@ final class LoadConnection extends ChannelInboundHandlerAdapter {
     private final LongConnLoad.Options options;
     private final LoadStats stats;
     private final Clock clock;
+    private Runnable ready;
     private final BitSet received = new BitSet();
     private long sent;
     private long highest = -1;
     private ScheduledFuture<?> timer;
     private Channel channel;
 
-    LoadConnection(int id, LongConnLoad.Options options, LoadStats stats, Clock clock) {
+    /** @param ready runs once, on the event loop, when the connection is ready or gone */
+    LoadConnection(int id, LongConnLoad.Options options, LoadStats stats, Clock clock, Runnable ready) {
         this.id = id;
         this.options = options;
         this.stats = stats;
         this.clock = clock;
+        this.ready = ready;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        channel = ctx.channel();
+        if (options.intervalMillis() > 0) {
+            write(System.nanoTime());
+            // An echo that never comes must not hold a set-up slot forever; it still counts as lost.
+            ctx.executor().schedule(this::markReady, READY_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } else {
+            markReady();
+        }
+        ctx.fireChannelActive();
+    }
+
+    private void markReady() {
+        if (ready != null) {
+            Runnable r = ready;
+            ready = null;
+            r.run();
+        }
     }
 
     /** Starts the periodic messages, first one at a random point of the first interval. */
@@ -74,6 +106,10 @@ final class LoadConnection extends ChannelInboundHandlerAdapter {
             timer.cancel(false);
             return;
         }
+        write(now);
+    }
+
+    private void write(long now) {
         ByteBuf msg = channel.alloc().buffer(options.messageSize());
         msg.writeInt(MAGIC).writeInt(id).writeLong(sent).writeLong(now);
         msg.writeZero(options.messageSize() - HEADER);
@@ -110,6 +146,9 @@ final class LoadConnection extends ChannelInboundHandlerAdapter {
             if (clock.recording(sentAt)) {
                 stats.recordRtt(now - sentAt);
             }
+            if (seq == 0) {
+                markReady();
+            }
         } finally {
             ReferenceCountUtil.release(msg);
         }
@@ -123,6 +162,7 @@ final class LoadConnection extends ChannelInboundHandlerAdapter {
         if (!stats.closing) {
             stats.closedEarly++;
         }
+        markReady();
         ctx.fireChannelInactive();
     }
 

@@ -41,7 +41,13 @@ import java.util.concurrent.TimeUnit;
  * java -cp tunnel-bench.jar dev.tunnel.bench.LongConnLoad merge result-1.txt result-2.txt
  * </pre>
  *
- * Round trips of messages sent during the first {@code --warmup-ms} of the run are not recorded
+ * Connections are opened at most {@code --connect-rate} per second and at most 512 at a time
+ * until ready: with an interval, a connection is ready when its first message has come back (see
+ * {@link LoadConnection}), so the ramp slows to the pace at which the target really accepts,
+ * direct or through the tunnel alike, and the periodic messages start once every connection is
+ * ready. The time this takes is reported as the connect time.
+ *
+ * <p>Round trips of messages sent during the first {@code --warmup-ms} of the run are not recorded
  * (they are still counted): a fresh JVM's JIT and first connections would show up as the
  * tail otherwise. {@code --interval-ms 0} only holds the connections (for memory per idle connection). Several
  * processes (one file descriptor limit each) write {@code --out} files that {@code merge}
@@ -101,7 +107,7 @@ public final class LongConnLoad {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         ch.pipeline().addLast(new FixedLengthFrameDecoder(o.messageSize()),
-                                new LoadConnection(id, o, stats.get(ch.eventLoop()), clock));
+                                new LoadConnection(id, o, stats.get(ch.eventLoop()), clock, outstanding::release));
                     }
                 });
                 InetSocketAddress target = o.targets().get(i % o.targets().size());
@@ -109,10 +115,10 @@ public final class LongConnLoad {
                         ? one.connect(target)
                         : one.connect(target, new InetSocketAddress(o.sources().get(i % o.sources().size()), 0));
                 f.addListener(done -> {
-                    outstanding.release();
                     if (done.isSuccess()) {
-                        channels.add(f.channel());
+                        channels.add(f.channel()); // the slot is freed when the connection is ready
                     } else {
+                        outstanding.release();
                         LoadStats s = stats.get(f.channel().eventLoop());
                         f.channel().eventLoop().execute(() -> s.connectFailed(done.cause()));
                     }

@@ -3,6 +3,7 @@ package dev.tunnel.client;
 import dev.tunnel.client.config.ClientConfig;
 import dev.tunnel.protocol.config.ConfigException;
 import dev.tunnel.protocol.config.LogSetup;
+import dev.tunnel.protocol.config.SmallVpsJvm;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -21,9 +22,8 @@ import picocli.CommandLine.Option;
 @Command(name = "tunnel-client", mixinStandardHelpOptions = true, versionProvider = ClientMain.VersionProvider.class,
         description = "Runs the tunnel client: dials the server and forwards its proxies to local apps.",
         subcommands = ClientMain.Verify.class,
-        footer = {"", "On a 1 GB VPS, cap the JVM (measured in docs/benchmarks.md; README \"JVM settings for a small VPS\"):",
-                "  java -Xms16m -Xmx64m -XX:MaxDirectMemorySize=64m -XX:+UseSerialGC -Xss512k \\",
-                "       -XX:ReservedCodeCacheSize=32m -XX:TieredStopAtLevel=1 -jar tunnel-client.jar -c FILE"})
+        footer = {"", SmallVpsJvm.HELP_HEADING, SmallVpsJvm.HELP_LINE_1, SmallVpsJvm.HELP_LINE_2, SmallVpsJvm.HELP_LINE_3,
+                SmallVpsJvm.HELP_LINE_4, "       -jar tunnel-client.jar -c FILE"})
 public final class ClientMain implements Callable<Integer> {
 
     @CommandLine.Spec

@@ -56,8 +56,10 @@ import org.slf4j.LoggerFactory;
  * ports at once), lets connections in flight finish for up to {@code transport.drainTimeout}
  * seconds, then closes.
  *
- * <p>Threads: one small event-loop group; the tunnel connection, its work connections and every
- * local connection of its streams run on one loop of it.
+ * <p>Threads: one group of {@code transport.eventLoopThreads} loops (default one per core); the
+ * tunnel connection and every local connection of its streams run on one loop of it; work
+ * connections are spread over the group, each with its local connection on its own loop; the
+ * static_file plugins' connections run on the others.
  */
 public final class TunnelClient implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TunnelClient.class);
@@ -108,7 +110,7 @@ public final class TunnelClient implements AutoCloseable {
                 ? TlsContexts.client(new TlsFiles(path(tls.certFile), path(tls.keyFile), path(tls.trustedCaFile)),
                 tls.trustedCaFile != null && !tls.trustedCaFile.isEmpty())
                 : null;
-        EventLoopGroup group = Transports.newGroup(0, "tunnel-client");
+        EventLoopGroup group = Transports.newGroup(config.transport.eventLoopThreads, "tunnel-client");
         List<StaticFileServer> plugins = new ArrayList<>();
         try {
             Map<Integer, ProxyTarget> proxies = new LinkedHashMap<>();

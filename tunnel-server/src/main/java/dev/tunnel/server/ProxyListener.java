@@ -66,7 +66,7 @@ final class ProxyListener {
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(session.eventLoop(), session.eventLoop())
                 .channel(Transports.serverChannel())
-                .option(ChannelOption.SO_BACKLOG, 1024)
+                .option(ChannelOption.SO_BACKLOG, Listeners.BACKLOG)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.AUTO_READ, false)
                 .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)

@@ -2,6 +2,7 @@ package dev.tunnel.server;
 
 import dev.tunnel.protocol.config.ConfigException;
 import dev.tunnel.protocol.config.LogSetup;
+import dev.tunnel.protocol.config.SmallVpsJvm;
 import dev.tunnel.server.config.ServerConfig;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -19,9 +20,8 @@ import picocli.CommandLine.Option;
 @Command(name = "tunnel-server", mixinStandardHelpOptions = true, versionProvider = ServerMain.VersionProvider.class,
         description = "Runs the tunnel server: clients log in here and their proxies get public ports.",
         subcommands = {ServerMain.Verify.class, CertsCommand.class},
-        footer = {"", "On a 1 GB VPS, cap the JVM (measured in docs/benchmarks.md; README \"JVM settings for a small VPS\"):",
-                "  java -Xms16m -Xmx64m -XX:MaxDirectMemorySize=64m -XX:+UseSerialGC -Xss512k \\",
-                "       -XX:ReservedCodeCacheSize=32m -XX:TieredStopAtLevel=1 -jar tunnel-server.jar -c FILE"})
+        footer = {"", SmallVpsJvm.HELP_HEADING, SmallVpsJvm.HELP_LINE_1, SmallVpsJvm.HELP_LINE_2, SmallVpsJvm.HELP_LINE_3,
+                SmallVpsJvm.HELP_LINE_4, "       -jar tunnel-server.jar -c FILE"})
 public final class ServerMain implements Callable<Integer> {
 
     @CommandLine.Spec

@@ -26,8 +26,10 @@ import org.slf4j.LoggerFactory;
  * The tunnel server: listens on {@code bindAddr:bindPort} for clients, and opens public ports
  * for the proxies they register. {@link #start} returns once the port is bound.
  *
- * <p>Threads: one accept loop for the tunnel port; a worker group whose loops each run some
- * client sessions together with their public ports and all their public connections.
+ * <p>Threads: one group of {@code transport.eventLoopThreads} loops (default one per core). The
+ * tunnel port's listener sits on one of them (clients log in rarely; a loop of its own would idle);
+ * each loop runs some client sessions together with their public ports and all their public
+ * connections.
  *
  * <p>{@link #close} is graceful: it stops accepting clients and public connections (releasing
  * every port), lets public connections in flight finish for up to {@code transport.drainTimeout}
@@ -36,15 +38,12 @@ import org.slf4j.LoggerFactory;
 public final class TunnelServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TunnelServer.class);
 
-    private final EventLoopGroup acceptGroup;
     private final EventLoopGroup workerGroup;
     private final Channel listener;
     private final ServerContext context;
     private final int drainTimeoutSeconds;
 
-    private TunnelServer(EventLoopGroup acceptGroup, EventLoopGroup workerGroup, Channel listener, ServerContext context,
-                         int drainTimeoutSeconds) {
-        this.acceptGroup = acceptGroup;
+    private TunnelServer(EventLoopGroup workerGroup, Channel listener, ServerContext context, int drainTimeoutSeconds) {
         this.workerGroup = workerGroup;
         this.listener = listener;
         this.context = context;
@@ -57,8 +56,7 @@ public final class TunnelServer implements AutoCloseable {
                 path(config.transport.tls.keyFile), path(config.transport.tls.trustedCaFile)),
                 path(config.transport.tls.selfSignedDir));
         SslContext ssl = tls.context();
-        EventLoopGroup acceptGroup = Transports.newGroup(1, "tunnel-accept");
-        EventLoopGroup workerGroup = Transports.newGroup(0, "tunnel-worker");
+        EventLoopGroup workerGroup = Transports.newGroup(config.transport.eventLoopThreads, "tunnel-worker");
         try {
             PortRegistry ports = new PortRegistry();
             Credentials credentials = new Credentials(config);
@@ -74,9 +72,9 @@ public final class TunnelServer implements AutoCloseable {
                     publicConns);
             MuxSettings mux = new MuxSettings(config.transport.tcpMuxInitialWindow, config.transport.tcpMuxMaxWindow);
             ServerBootstrap bootstrap = new ServerBootstrap()
-                    .group(acceptGroup, workerGroup)
+                    .group(workerGroup)
                     .channel(Transports.serverChannel())
-                    .option(ChannelOption.SO_BACKLOG, 1024)
+                    .option(ChannelOption.SO_BACKLOG, Listeners.BACKLOG)
                     .option(ChannelOption.SO_REUSEADDR, true)
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childOption(ChannelOption.SO_KEEPALIVE, true)
@@ -105,9 +103,8 @@ public final class TunnelServer implements AutoCloseable {
             }
             log.info("logins are bound to the server certificate {} ({} user(s) with their own token)",
                     authenticator.ownBinding().fingerprint(), config.users.size());
-            return new TunnelServer(acceptGroup, workerGroup, listener, context, config.transport.drainTimeout);
+            return new TunnelServer(workerGroup, listener, context, config.transport.drainTimeout);
         } catch (Exception e) {
-            acceptGroup.shutdownGracefully(0, 0, TimeUnit.SECONDS);
             workerGroup.shutdownGracefully(0, 0, TimeUnit.SECONDS);
             throw e;
         }
@@ -116,6 +113,15 @@ public final class TunnelServer implements AutoCloseable {
     /** The tunnel port actually bound (useful with bindPort = 0 in tests). */
     public int port() {
         return ((InetSocketAddress) listener.localAddress()).getPort();
+    }
+
+    /** Event loops serving the tunnel port and the sessions ({@code transport.eventLoopThreads}). */
+    int eventLoops() {
+        int n = 0;
+        for (Object ignored : workerGroup) {
+            n++;
+        }
+        return n;
     }
 
     /** Blocks until the server is closed. */
@@ -142,7 +148,6 @@ public final class TunnelServer implements AutoCloseable {
             }
         }
         sessions.forEach(ClientSession::closeConnection);
-        acceptGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     }
 

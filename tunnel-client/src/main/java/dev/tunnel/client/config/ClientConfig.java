@@ -70,6 +70,8 @@ public class ClientConfig {
         public int sendBufferSize = 0;
         /** Tunnel extension: SO_RCVBUF in bytes; 0 = OS default, else 4096..67108864. */
         public int receiveBufferSize = 0;
+        /** Tunnel extension: event-loop threads (0..256); 0 = one per available core. */
+        public int eventLoopThreads = 0;
         public Tls tls = new Tls();
     }
 

@@ -5,6 +5,7 @@ import dev.tunnel.protocol.config.ConfigErrors;
 import dev.tunnel.protocol.config.ConfigValidator;
 import dev.tunnel.protocol.config.LogSetup;
 import dev.tunnel.protocol.config.ValueChecks;
+import dev.tunnel.protocol.transport.Transports;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -58,6 +59,7 @@ final class ClientConfigValidator implements ConfigValidator<ClientConfig> {
         }
         checks.bufferSize("transport.sendBufferSize", t.sendBufferSize);
         checks.bufferSize("transport.receiveBufferSize", t.receiveBufferSize);
+        checks.range("transport.eventLoopThreads", t.eventLoopThreads, 0, Transports.MAX_THREADS);
         checks.together("transport.tls.certFile", t.tls.certFile, "transport.tls.keyFile", t.tls.keyFile);
         checks.readableFile("transport.tls.certFile", t.tls.certFile);
         checks.readableFile("transport.tls.keyFile", t.tls.keyFile);

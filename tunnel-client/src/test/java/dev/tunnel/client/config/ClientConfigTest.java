@@ -40,6 +40,7 @@ class ClientConfigTest {
         assertThat(t.tcpMuxMaxWindow).isEqualTo(16_777_216);
         assertThat(t.sendBufferSize).isZero();
         assertThat(t.receiveBufferSize).isZero();
+        assertThat(t.eventLoopThreads).isZero();
         assertThat(t.tls.enable).isTrue();
         assertThat(t.tls.certFile).isNull();
         assertThat(t.tls.keyFile).isNull();
@@ -100,6 +101,7 @@ class ClientConfigTest {
                 dialServerTimeout = -5
                 receiveBufferSize = 1
                 drainTimeout = 4000
+                eventLoopThreads = 300
                 [[proxies]]
                 name = "a"
                 localPort = 22
@@ -114,8 +116,9 @@ class ClientConfigTest {
                 "c.toml:5: transport.dialServerTimeout: -5 (expected: 1 or more)",
                 "c.toml:6: transport.receiveBufferSize: 1 (expected: 0 for the OS default, or 4096-67108864 bytes)",
                 "c.toml:7: transport.drainTimeout: 4000 (expected: 0-3600)",
-                "c.toml:13: proxies[1].localPort: 70000 (expected: 1-65535)",
-                "c.toml:14: proxies[1].remotePort: 65536 (expected: 0-65535)");
+                "c.toml:8: transport.eventLoopThreads: 300 (expected: 0-256)",
+                "c.toml:14: proxies[1].localPort: 70000 (expected: 1-65535)",
+                "c.toml:15: proxies[1].remotePort: 65536 (expected: 0-65535)");
     }
 
     @Test

@@ -119,6 +119,8 @@ public final class TlsContexts {
         if (files.trustedCaFile() != null) {
             builder.trustManager(PemFiles.readCertificates(TlsFiles.TRUSTED_CA_FILE_KEY, files.trustedCaFile()))
                     .clientAuth(ClientAuth.REQUIRE);
+        } else {
+            builder.trustManager(NoClientCertificates.INSTANCE);
         }
         return new ServerTls(build(builder.sslProvider(provider).protocols(PROTOCOLS), files), leaf);
     }

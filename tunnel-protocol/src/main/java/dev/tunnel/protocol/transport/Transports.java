@@ -38,10 +38,22 @@ public final class Transports {
         return cause == null ? "disabled with -Dtunnel.transport=nio" : cause.toString();
     }
 
-    /** A group of {@code threads} event loops (0 = Netty's default, twice the cores). */
-    public static EventLoopGroup newGroup(int threads, String name) {
+    /** Most event-loop threads a config may ask for ({@code transport.eventLoopThreads}). */
+    public static final int MAX_THREADS = 256;
+
+    /**
+     * Event loops for a configured count: {@code configured}, or one per available core when it
+     * is 0. Not Netty's default of twice the cores: the tunnel never blocks a loop, so a second
+     * loop per core only adds a thread, its stack and its buffer caches.
+     */
+    public static int threads(int configured) {
+        return configured > 0 ? configured : Runtime.getRuntime().availableProcessors();
+    }
+
+    /** A group of {@link #threads threads(configured)} event loops named {@code name-N-M}. */
+    public static EventLoopGroup newGroup(int configured, String name) {
         IoHandlerFactory factory = EPOLL ? EpollKeepRegistered.newFactory() : NioIoHandler.newFactory();
-        return new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory(name, true), factory);
+        return new MultiThreadIoEventLoopGroup(threads(configured), new DefaultThreadFactory(name, true), factory);
     }
 
     public static Class<? extends ServerSocketChannel> serverChannel() {

@@ -90,6 +90,8 @@ public class ServerConfig {
         public int loginTimeout = 10;
         /** Tunnel extension: open streams (public connections) one client may have; more are refused. 0 = unlimited. */
         public int maxStreamsPerClient = 32_768;
+        /** Tunnel extension: event-loop threads (0..256); 0 = one per available core. */
+        public int eventLoopThreads = 0;
         public Tls tls = new Tls();
     }
 

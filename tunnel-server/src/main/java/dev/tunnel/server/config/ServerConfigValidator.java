@@ -4,6 +4,7 @@ import dev.tunnel.protocol.config.ConfigErrors;
 import dev.tunnel.protocol.config.ConfigValidator;
 import dev.tunnel.protocol.config.LogSetup;
 import dev.tunnel.protocol.config.ValueChecks;
+import dev.tunnel.protocol.transport.Transports;
 
 import java.nio.file.Path;
 import java.util.HashSet;
@@ -72,6 +73,7 @@ final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
     private static void transport(ServerConfig.Transport t, ValueChecks checks) {
         checks.atLeast("transport.loginTimeout", t.loginTimeout, 1);
         checks.atLeast("transport.maxStreamsPerClient", t.maxStreamsPerClient, 0);
+        checks.range("transport.eventLoopThreads", t.eventLoopThreads, 0, Transports.MAX_THREADS);
         if (t.tls.selfSignedDir != null) {
             checks.notBlank("transport.tls.selfSignedDir", t.tls.selfSignedDir);
         }

@@ -40,6 +40,7 @@ class ServerConfigTest {
         assertThat(cfg.transport.tcpMuxMaxWindow).isEqualTo(16_777_216);
         assertThat(cfg.transport.sendBufferSize).isZero();
         assertThat(cfg.transport.receiveBufferSize).isZero();
+        assertThat(cfg.transport.eventLoopThreads).isZero();
         assertThat(cfg.allowPorts).isEmpty();
         assertThat(cfg.isPortAllowed(1)).isTrue();
         assertThat(cfg.log.level).isEqualTo("info");
@@ -88,6 +89,7 @@ class ServerConfigTest {
                 drainTimeout = -1
                 tcpMuxInitialWindow = 1000
                 sendBufferSize = 100
+                eventLoopThreads = 257
                 [log]
                 level = "loud"
                 """)).containsExactly(
@@ -99,7 +101,8 @@ class ServerConfigTest {
                 "s.toml:7: transport.drainTimeout: -1 (expected: 0-3600)",
                 "s.toml:8: transport.tcpMuxInitialWindow: 1000 (expected: 65536-1073741824)",
                 "s.toml:9: transport.sendBufferSize: 100 (expected: 0 for the OS default, or 4096-67108864 bytes)",
-                "s.toml:11: log.level: \"loud\" (expected: \"trace\", \"debug\", \"info\", \"warn\", \"error\")");
+                "s.toml:10: transport.eventLoopThreads: 257 (expected: 0-256)",
+                "s.toml:12: log.level: \"loud\" (expected: \"trace\", \"debug\", \"info\", \"warn\", \"error\")");
     }
 
     @Test
