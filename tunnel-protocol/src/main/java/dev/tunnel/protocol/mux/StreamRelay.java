@@ -184,9 +184,21 @@ public final class StreamRelay extends ChannelInboundHandlerAdapter implements S
         });
     }
 
+    /**
+     * FIN on the socket once everything before it is written. When the socket's input is already
+     * done, closing says the same (FIN, nothing unread to reset) and costs less than
+     * {@code shutdownOutput()}, for which Netty fills in the stack trace of an exception (to fail
+     * later writes) on every call: 2.5% of the tunnel client loop's CPU in the new-connection
+     * benchmark, where the local app ends first.
+     */
     private void shutdownSocketOutput() {
         channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener((ChannelFutureListener) written -> {
             if (!written.isSuccess() || !channel.isActive()) {
+                return;
+            }
+            if (inputDone) {
+                outputDone = true;
+                closeIfDone();
                 return;
             }
             ((DuplexChannel) channel).shutdownOutput().addListener(shut -> {
