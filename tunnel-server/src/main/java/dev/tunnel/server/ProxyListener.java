@@ -127,6 +127,7 @@ final class ProxyListener {
             ch.config().setOption(ChannelOption.AUTO_READ, false);
             ch.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
             ch.config().setOption(ChannelOption.TCP_NODELAY, true);
+            ch.config().setOption(ChannelOption.RCVBUF_ALLOCATOR, Transports.bulkReads());
             publicConns.add(ch);
             pool.track(ch);
             // Attached before the socket is registered: whatever it delivers first (bytes, even
