@@ -104,7 +104,6 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
                     .option(ChannelOption.TCP_NODELAY, true)
                     .option(ChannelOption.SO_KEEPALIVE, true)
                     .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
-                    .option(ChannelOption.RCVBUF_ALLOCATOR, Transports.bulkReads())
                     .handler(init);
             Channel work = bootstrap.connect(settings.server()).addListener(f -> {
                 if (!f.isSuccess()) {
@@ -148,7 +147,6 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
                 .channel(Transports.socketChannel())
                 .option(ChannelOption.AUTO_READ, false)
                 .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
-                .option(ChannelOption.RCVBUF_ALLOCATOR, Transports.bulkReads())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, LOCAL_CONNECT_TIMEOUT_MILLIS)
                 .handler(new ChannelInitializer<SocketChannel>() {

@@ -71,7 +71,6 @@ final class ProxyListener {
                 .childOption(ChannelOption.AUTO_READ, false)
                 .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.RCVBUF_ALLOCATOR, Transports.bulkReads())
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
@@ -127,7 +126,6 @@ final class ProxyListener {
             ch.config().setOption(ChannelOption.AUTO_READ, false);
             ch.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
             ch.config().setOption(ChannelOption.TCP_NODELAY, true);
-            ch.config().setOption(ChannelOption.RCVBUF_ALLOCATOR, Transports.bulkReads());
             publicConns.add(ch);
             pool.track(ch);
             // Attached before the socket is registered: whatever it delivers first (bytes, even

@@ -1,7 +1,6 @@
 package dev.tunnel.protocol.mux;
 
 import dev.tunnel.protocol.ResetCode;
-import dev.tunnel.protocol.transport.HalfClose;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -185,22 +184,12 @@ public final class StreamRelay extends ChannelInboundHandlerAdapter implements S
         });
     }
 
-    /**
-     * FIN on the socket once everything before it is written. When the socket's input is already
-     * done, closing says the same (FIN, nothing unread to reset); otherwise the output is shut down
-     * with {@link HalfClose}, which spares Netty's exception per call.
-     */
     private void shutdownSocketOutput() {
         channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener((ChannelFutureListener) written -> {
             if (!written.isSuccess() || !channel.isActive()) {
                 return;
             }
-            if (inputDone) {
-                outputDone = true;
-                closeIfDone();
-                return;
-            }
-            HalfClose.shutdownOutput((DuplexChannel) channel).addListener(shut -> {
+            ((DuplexChannel) channel).shutdownOutput().addListener(shut -> {
                 outputDone = true;
                 closeIfDone();
             });
