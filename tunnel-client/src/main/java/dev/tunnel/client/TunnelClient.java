@@ -278,7 +278,9 @@ public final class TunnelClient implements AutoCloseable {
             ch.close().syncUninterruptibly();
         }
         plugins.forEach(StaticFileServer::close);
-        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        // A quiet period, not 0: a connection registered while the loops stop (a work or local
+        // connection still being set up) is closed by the next turn instead of outliving its loop.
+        group.shutdownGracefully(100, 2000, TimeUnit.MILLISECONDS).syncUninterruptibly();
         firstLogin.completeExceptionally(new IllegalStateException("client closed"));
     }
 

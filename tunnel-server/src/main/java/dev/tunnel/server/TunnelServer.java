@@ -148,7 +148,9 @@ public final class TunnelServer implements AutoCloseable {
             }
         }
         sessions.forEach(ClientSession::closeConnection);
-        workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        // A quiet period, not 0: a connection registered while the loops stop (a work or local
+        // connection still being set up) is closed by the next turn instead of outliving its loop.
+        workerGroup.shutdownGracefully(100, 2000, TimeUnit.MILLISECONDS).syncUninterruptibly();
     }
 
     private static Path path(String file) {
