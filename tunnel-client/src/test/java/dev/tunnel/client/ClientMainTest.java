@@ -1,70 +1,31 @@
 package dev.tunnel.client;
 
-import static org.assertj.core.api.Assertions.assertThat;
+import dev.tunnel.protocol.testing.CommandLineContract;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
-
-/** The exit codes and messages scripts rely on: 0 valid, 1 invalid config, 2 usage error. */
-@Timeout(30)
-class ClientMainTest {
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
-
-    private int run(String... args) {
-        CommandLine cli = new CommandLine(new ClientMain());
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
-        return cli.execute(args);
+/** tunnel-client's exit codes and messages (the shared contract). */
+class ClientMainTest extends CommandLineContract {
+    @Override
+    protected Object command() {
+        return new ClientMain();
     }
 
-    @Test
-    void verifyAcceptsAValidConfig(@TempDir Path dir) throws Exception {
-        Path file = Files.writeString(dir.resolve("frpc.toml"), "serverAddr = \"127.0.0.1\"\nauth.token = \"x\"\n");
-        assertThat(run("verify", "-c", file.toString())).isZero();
+    @Override
+    protected String name() {
+        return "tunnel-client";
     }
 
-    @Test
-    void verifyListsEveryErrorAndExitsOne(@TempDir Path dir) throws Exception {
-        Path file = Files.writeString(dir.resolve("frpc.toml"), "serverPort = 70000\nserverAdr = \"x\"\n");
-        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
-        java.io.PrintStream original = System.err;
-        System.setErr(new java.io.PrintStream(captured, true));
-        int code;
-        try {
-            code = run("verify", "--config", file.toString());
-        } finally {
-            System.setErr(original);
-        }
-        assertThat(code).isEqualTo(1);
-        assertThat(captured.toString())
-                .contains("serverPort")
-                .contains("70000")
-                .contains("did you mean \"serverAddr\"");
+    @Override
+    protected String validConfig() {
+        return "serverAddr = \"127.0.0.1\"\nauth.token = \"x\"\n";
     }
 
-    @Test
-    void missingConfigIsAUsageError() {
-        assertThat(run()).isEqualTo(2);
-        assertThat(err.toString()).contains("--config");
+    @Override
+    protected String invalidConfig() {
+        return "serverPort = 70000\nserverAdr = \"x\"\n";
     }
 
-    @Test
-    void unknownOptionIsAUsageError() {
-        assertThat(run("--no-such-option")).isEqualTo(2);
-    }
-
-    @Test
-    void helpAndVersionExitZero() {
-        assertThat(run("--help")).isZero();
-        assertThat(out.toString()).contains("verify").contains("--config");
-        assertThat(run("--version")).isZero();
-        assertThat(out.toString()).contains("tunnel-client");
+    @Override
+    protected String[] invalidConfigMentions() {
+        return new String[] {"serverPort", "70000", "did you mean \"serverAddr\""};
     }
 }
