@@ -4,6 +4,7 @@ import dev.tunnel.protocol.ResetCode;
 import dev.tunnel.protocol.mux.MuxStream;
 import dev.tunnel.protocol.mux.StreamAcceptor;
 import dev.tunnel.protocol.mux.StreamRelay;
+import dev.tunnel.protocol.transport.Failures;
 import dev.tunnel.protocol.transport.Transports;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.ChannelOption;
@@ -61,7 +62,7 @@ final class LocalConnector implements StreamAcceptor {
                         relay.connectFailed();
                         failures.computeIfAbsent(proxyId, id -> new BurstLog(log)).warn(
                                 "proxy [{}] cannot reach local app {}: {} (public connection from {} closed)",
-                                proxy.name(), proxy.local(), f.cause().getMessage(), source);
+                                proxy.name(), proxy.local(), Failures.describe(f.cause()), source);
                     }
                 });
         localConns.add(connecting.channel());

@@ -5,6 +5,7 @@ import dev.tunnel.protocol.ControlMessage.LoginResult;
 import dev.tunnel.protocol.ControlMessage.ReqWorkConn;
 import dev.tunnel.protocol.auth.ChannelBinding;
 import dev.tunnel.protocol.relay.PipeRelay;
+import dev.tunnel.protocol.transport.Failures;
 import dev.tunnel.protocol.transport.Transports;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
@@ -162,7 +163,7 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
                 work.close();
                 failures.computeIfAbsent(proxyId, id -> new BurstLog(log)).warn(
                         "proxy [{}] cannot reach local app {}: {} (public connection from {} closed)",
-                        proxy.name(), proxy.local(), f.cause().getMessage(), source);
+                        proxy.name(), proxy.local(), Failures.describe(f.cause()), source);
             }
         }).channel();
         localConns.add(local);

@@ -16,7 +16,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 /**
  * Native epoll on Linux when its library loads, NIO elsewhere (or when
  * {@code -Dtunnel.transport=nio} asks for it). Every group and channel class comes from here so
- * both never mix. The epoll handler carries a fix for half-closed sockets ({@link EpollKeepRegistered}).
+ * both never mix. The epoll handler carries two fixes to Netty's ({@link FixedEpollIoHandler}).
  */
 public final class Transports {
     private static final boolean EPOLL = !"nio".equals(System.getProperty("tunnel.transport")) && Epoll.isAvailable();
@@ -52,7 +52,7 @@ public final class Transports {
 
     /** A group of {@link #threads threads(configured)} event loops named {@code name-N-M}. */
     public static EventLoopGroup newGroup(int configured, String name) {
-        IoHandlerFactory factory = EPOLL ? EpollKeepRegistered.newFactory() : NioIoHandler.newFactory();
+        IoHandlerFactory factory = EPOLL ? FixedEpollIoHandler.newFactory() : NioIoHandler.newFactory();
         return new MultiThreadIoEventLoopGroup(threads(configured), new DefaultThreadFactory(name, true), factory);
     }
 
