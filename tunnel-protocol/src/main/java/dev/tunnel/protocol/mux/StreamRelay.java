@@ -1,15 +1,13 @@
 package dev.tunnel.protocol.mux;
 
 import dev.tunnel.protocol.ResetCode;
+import dev.tunnel.protocol.transport.HalfClose;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
-import io.netty.channel.socket.DuplexChannel;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
 import org.slf4j.Logger;
@@ -185,14 +183,9 @@ public final class StreamRelay extends ChannelInboundHandlerAdapter implements S
     }
 
     private void shutdownSocketOutput() {
-        channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener((ChannelFutureListener) written -> {
-            if (!written.isSuccess() || !channel.isActive()) {
-                return;
-            }
-            ((DuplexChannel) channel).shutdownOutput().addListener(shut -> {
-                outputDone = true;
-                closeIfDone();
-            });
+        HalfClose.shutdownOutputAfterWrites(channel, () -> {
+            outputDone = true;
+            closeIfDone();
         });
     }
 

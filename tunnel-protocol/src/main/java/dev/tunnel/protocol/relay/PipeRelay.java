@@ -1,6 +1,7 @@
 package dev.tunnel.protocol.relay;
 
 import dev.tunnel.protocol.TunnelPipeline;
+import dev.tunnel.protocol.transport.HalfClose;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -9,7 +10,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
-import io.netty.channel.socket.DuplexChannel;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
@@ -199,15 +199,10 @@ public final class PipeRelay extends ChannelInboundHandlerAdapter {
     // ---- asked by the other end, on this end's loop ----
 
     private void shutdownOutput() {
-        channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener((ChannelFutureListener) written -> {
-            if (!written.isSuccess() || !channel.isActive()) {
-                return;
-            }
-            ((DuplexChannel) channel).shutdownOutput().addListener(shut -> {
-                log.trace("{} pipe: output done", channel);
-                outputDone = true;
-                closeIfDone();
-            });
+        HalfClose.shutdownOutputAfterWrites(channel, () -> {
+            log.trace("{} pipe: output done", channel);
+            outputDone = true;
+            closeIfDone();
         });
     }
 
