@@ -9,7 +9,8 @@
 #            ONLY="direct ssh" (run only these columns, for debugging), KEEP_WORK=1 (keep logs)
 #
 # Everything listens on 127.0.0.1 (ports 17000-17999). Every load is bounded in count and time.
-# Columns: direct (the load tool straight to the backend), ssh -R, the tunnel in mux mode with
+# Columns: direct (the load tool straight to the backend), ssh -R, two chained HAProxy TCP relays
+# (a reference: the hops any user-space tunnel adds, in C, without TLS), the tunnel in mux mode with
 # TLS on and off, pool mode with TLS (transport.poolCount = 5),
 # and mux TLS with the small-VPS JVM flags (memory figures and keep-alive req/s only).
 set -euo pipefail
@@ -50,16 +51,16 @@ DELAY_MS=40
 
 # ---- tools ----
 need=()
-for t in wrk iperf3 nginx sshd ssh ssh-keygen curl; do
+for t in wrk iperf3 nginx sshd ssh ssh-keygen curl haproxy; do
   command -v $t >/dev/null 2>&1 || [ -x /usr/sbin/$t ] || need+=($t)
 done
 if [ ${#need[@]} -gt 0 ]; then
   if [ $INSTALL = 1 ] && [ "$(id -u)" = 0 ]; then
-    log "installing: wrk iperf3 nginx-light openssh-server openssh-client curl (missing: ${need[*]})"
+    log "installing: wrk iperf3 nginx-light openssh-server openssh-client curl haproxy (missing: ${need[*]})"
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk iperf3 nginx-light openssh-server openssh-client curl >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk iperf3 nginx-light openssh-server openssh-client curl haproxy >/dev/null
   else
-    echo "missing tools: ${need[*]}; run as root (apt-get install -y wrk iperf3 nginx-light openssh-server)" >&2
+    echo "missing tools: ${need[*]}; run as root (apt-get install -y wrk iperf3 nginx-light openssh-server haproxy)" >&2
     exit 1
   fi
 fi
@@ -252,6 +253,31 @@ stop $e1; stop $e2
 longrun direct $ECHO_PORT
 fi
 
+# ---- two HAProxy hops: the floor for any relay with the tunnel's shape ----
+# public port -> relay -> relay -> backend, plain TCP, one process of one thread per hop: the two user-space
+# hops (tunnel-server, tunnel-client) every tunnel adds, done by a mature C proxy with no TLS and
+# no multiplexing. What the tunnel cannot beat on this machine, whatever its code.
+if want haproxy2; then
+  hap_cfg() { # hap_cfg NAME "LISTEN TARGET"... : one HAProxy process, one thread
+    local name=$1; shift
+    { printf 'global\n  maxconn 8000\n  nbthread 1\ndefaults\n  mode tcp\n  timeout connect 5s\n  timeout client 60s\n  timeout server 60s\n'
+      local i=0 pair
+      for pair in "$@"; do set -- $pair; printf 'listen l%s\n  bind 127.0.0.1:%s\n  server s 127.0.0.1:%s\n' $i $1 $2; i=$((i + 1)); done
+    } > "$WORK/haproxy-$name.cfg"
+  }
+  # Two processes, like tunnel-server and tunnel-client: public port -> hop -> backend.
+  hap_cfg public "17910 17920" "17911 17921"
+  hap_cfg home "17920 $NGINX_PORT" "17921 $IPERF_PORT"
+  start haproxy-home haproxy -f "$WORK/haproxy-home.cfg" -db; H1=$LAST_PID
+  start haproxy-public haproxy -f "$WORK/haproxy-public.cfg" -db; H2=$LAST_PID
+  if wait_port 17910 && wait_port 17911; then
+    loopback haproxy2 17910 17911
+  else
+    note "haproxy2: HAProxy did not start: $(tail -2 "$WORK/haproxy-public.log" | tr '\n' ' ')"
+  fi
+  stop $H2; stop $H1
+fi
+
 # ---- tunnel modes ----
 # tunnel COLUMN BASE_PORT TLS(true|false) MUX(true|false) JAVA_OPTS
 tunnel() {
@@ -309,6 +335,7 @@ TOML
   if [ "$col" = mux-tls-small ]; then
     wrk_run "http://127.0.0.1:$web/ping" 50 2 >/dev/null
     local r; r=($(wrk_run "http://127.0.0.1:$web/ping" 50 $D)); put ka_rps $col "${r[0]:-}"
+    longrun $col $echo
     stop $cp; stop $sp; return 0
   fi
   loopback $col $web $ip
@@ -382,7 +409,7 @@ stop $SSHD_PID
 fi
 
 # p99 the tunnel adds to the long connections, against direct in the same run
-for col in mux-tls ssh; do
+for col in mux-tls mux-tls-small ssh; do
   a=$(awk -v c=$col '$1=="long_p99_ms" && $2==c {print $3}' "$RESULTS"); b=$(awk '$1=="long_p99_ms" && $2=="direct" {print $3}' "$RESULTS")
   [ -n "$a" ] && [ -n "$b" ] && put long_added_p99_ms $col "$(awk -v a=$a -v b=$b 'BEGIN {printf "%.2f", a-b}')"
 done
@@ -404,7 +431,8 @@ note "HTTP: wrk -t1 -c50 for ${D} s against nginx /ping (a 5-byte body) after a 
 note "iperf3: ${IPERF_T} s, 1 and 8 parallel streams, client to server (public side to home side)."
 note "Emulated link: the bench LinkEmulator relays with ${DELAY_MS} ms each way (80 ms RTT) between tunnel-client and tunnel-server, between ssh and sshd, and for direct between the load tool and the backend (one RTT for the request: the emulator answers the TCP handshake locally). First byte: FirstByte, connect + GET /ping, median of $TTFB_N new connections."
 note "Memory: VmRSS of the whole process from /proc/PID/status (for ssh -R, every sshd process of the session on the server side), measured first on fresh processes. Idle after start-up; the maximum sampled every 0.5 s during ${RATE_S} s of wrk -t1 -c10 with bench/rate.lua (a 10 ms delay before each request, about 1,000 req/s: Debian's wrk has no -R); then while LongConnLoad holds $IDLE_N idle connections, per connection = (RSS holding them - RSS just before) / $IDLE_N."
-note "mux TLS, small JVM: the same tunnel launched with $SMALL_JVM."
+note "mux TLS, 1 GB VPS JVM: the same tunnel launched with the flags README recommends for a 1 GB VPS, $SMALL_JVM. Memory and long-connection targets are judged on this column: it is how the tunnel is meant to run there."
+note "2 HAProxy hops: HAProxy $(haproxy -v 2>/dev/null | head -1 | awk '{print $3}') in TCP mode, two processes of one thread chained (public port -> hop -> backend, like tunnel-server and tunnel-client), no TLS: the two user-space hops every tunnel adds, in C, as a floor for what a tunnel can reach on this machine."
 note "Long connections: LongConnLoad, $LONG_N connections to an echo backend split over $LOAD_PROCS processes of 2 event loops each (each from its own 127.0.0.x), opened at most 2,000/s and 512 at a time per process, a connection counting as open once its first message has come back (so a connect the kernel completed but the target has not accepted yet is not open; the ramp follows the pace the target accepts); then a 64-byte sequenced, timestamped message every $((LONG_INTERVAL / 1000)) s each for ${LONG_S} s; RTTs of the first message and of the first $((LONG_WARMUP / 1000)) s are not recorded (set-up, JIT warm-up), everything is counted; percentiles come from the raw histograms of every event loop merged; the tool prints its own CPU use."
 bench_java dev.tunnel.bench.Report --results "$RESULTS" --meta "$META" --out "$OUT" --svg "$SVG"
 cp "$RESULTS" "${OUT%.md}-raw.txt"

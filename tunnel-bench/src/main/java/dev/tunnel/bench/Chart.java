@@ -10,7 +10,7 @@ import java.util.Map;
  */
 final class Chart {
     private static final Map<String, String> COLORS = Map.of(
-            "direct", "#888888", "ssh", "#d9822b", "mux-tls", "#2b6cd9", "mux-plain", "#6fa8ff",
+            "direct", "#888888", "ssh", "#d9822b", "haproxy2", "#b0b0b0", "mux-tls", "#2b6cd9", "mux-plain", "#6fa8ff",
             "pool-tls", "#2bb673", "mux-tls-small", "#8e5bd9");
     private static final int WIDTH = 760;
     private static final int LABEL = 230;
@@ -24,7 +24,7 @@ final class Chart {
         int y = 10;
         y = panel(body, y, "Throughput, ratio to direct (higher is better; 1.0 = direct)", results,
                 List.of("ka_rps", "close_rps", "iperf1_gbit", "iperf8_gbit"),
-                List.of("ssh", "mux-tls", "mux-plain", "pool-tls", "mux-tls-small"), true, 1.0, "direct");
+                List.of("ssh", "haproxy2", "mux-tls", "mux-plain", "pool-tls", "mux-tls-small"), true, 1.0, "direct");
         y = panel(body, y + 20, String.format(Locale.ROOT, "Emulated link, %.0f ms RTT: latency in ms (lower is better)", rttMs),
                 results, List.of("link_ttfb_ms", "link_p50_ms", "link_p99_ms"),
                 List.of("direct", "ssh", "mux-tls", "mux-plain", "pool-tls"), false, rttMs, "RTT");
