@@ -42,9 +42,13 @@ put() { [ -n "$3" ] && echo "$1 $2 $3" >> "$RESULTS"; log "  $1 $2 = ${3:-?}"; }
 # ---- durations and counts ----
 if [ $QUICK = 1 ]; then
   D=2; IPERF_T=2; LINK_IPERF_T=3; TTFB_N=5; IDLE_N=300; LONG_N=200; LONG_S=5; LONG_INTERVAL=1000; LONG_WARMUP=1000
+  WARM_S=1
   RATE_S=3; SETTLE=1
 else
   D=10; IPERF_T=5; LINK_IPERF_T=10; TTFB_N=20; IDLE_N=10000; LONG_N=20000; LONG_S=60; LONG_INTERVAL=5000; LONG_WARMUP=10000
+  # A JVM's C2 compiler is still busy 20-30 s into such a load on 2 cores (perf: a quarter of the
+  # tunnel's CPU); a server runs for days, so each HTTP figure follows its own warm-up.
+  WARM_S=15
   RATE_S=15; SETTLE=3
 fi
 DELAY_MS=40
@@ -158,9 +162,10 @@ wait_port $NGINX_PORT && wait_port $IPERF_PORT && wait_port $ECHO_PORT || { echo
 loopback() {
   local col=$1 web=$2 ip=$3 r
   log "$col: loopback (wrk ${D}s, iperf3 ${IPERF_T}s)"
-  wrk_run "http://127.0.0.1:$web/ping" 50 2 >/dev/null   # warm-up
+  wrk_run "http://127.0.0.1:$web/ping" 50 $WARM_S >/dev/null   # warm-up
   r=($(wrk_run "http://127.0.0.1:$web/ping" 50 $D))
   put ka_rps $col "${r[0]:-}"; put ka_p50_ms $col "${r[1]:-}"; put ka_p99_ms $col "${r[2]:-}"
+  wrk_run "http://127.0.0.1:$web/ping" 50 $WARM_S -H "Connection: close" >/dev/null
   r=($(wrk_run "http://127.0.0.1:$web/ping" 50 $D -H "Connection: close"))
   put close_rps $col "${r[0]:-}"; put close_p99_ms $col "${r[2]:-}"
   put iperf1_gbit $col "$(mbit_to_gbit "$(iperf_run $ip 1 $IPERF_T)")"
@@ -333,8 +338,10 @@ TOML
   # keep what the peak needed, which is not what a VPS at ~1,000 req/s holds.
   memory $col $web $echo $sp -- $cp
   if [ "$col" = mux-tls-small ]; then
-    wrk_run "http://127.0.0.1:$web/ping" 50 2 >/dev/null
+    wrk_run "http://127.0.0.1:$web/ping" 50 $WARM_S >/dev/null
     local r; r=($(wrk_run "http://127.0.0.1:$web/ping" 50 $D)); put ka_rps $col "${r[0]:-}"
+    wrk_run "http://127.0.0.1:$web/ping" 50 $WARM_S -H "Connection: close" >/dev/null
+    r=($(wrk_run "http://127.0.0.1:$web/ping" 50 $D -H "Connection: close")); put close_rps $col "${r[0]:-}"
     longrun $col $echo
     stop $cp; stop $sp; return 0
   fi
@@ -427,7 +434,7 @@ done
 } >> "$META"
 note "Everything runs on this one machine over 127.0.0.1, so the load tools, nginx (1 worker), iperf3, the echo backend, sshd/ssh and the tunnel share its $(nproc) cores: ratios within one run are meaningful, absolute figures are not those of a real VPS."
 note "direct: the load tool straight to the backend. ssh -R: OpenSSH $(ssh -V 2>&1 | cut -d, -f1), default cipher, to a local sshd (own config, key auth); the tunnel: tunnel-server and tunnel-client jars with default JVM settings."
-note "HTTP: wrk -t1 -c50 for ${D} s against nginx /ping (a 5-byte body) after a 2 s warm-up; Connection: close makes every request a new tunneled connection."
+note "HTTP: wrk -t1 -c50 for ${D} s against nginx /ping (a 5-byte body), each after a ${WARM_S} s warm-up of the same load (the JIT compilers of a fresh JVM are busy for tens of seconds; a server runs for days); Connection: close makes every request a new tunneled connection."
 note "iperf3: ${IPERF_T} s, 1 and 8 parallel streams, client to server (public side to home side)."
 note "Emulated link: the bench LinkEmulator relays with ${DELAY_MS} ms each way (80 ms RTT) between tunnel-client and tunnel-server, between ssh and sshd, and for direct between the load tool and the backend (one RTT for the request: the emulator answers the TCP handshake locally). First byte: FirstByte, connect + GET /ping, median of $TTFB_N new connections."
 note "Memory: VmRSS of the whole process from /proc/PID/status (for ssh -R, every sshd process of the session on the server side), measured first on fresh processes. Idle after start-up; the maximum sampled every 0.5 s during ${RATE_S} s of wrk -t1 -c10 with bench/rate.lua (a 10 ms delay before each request, about 1,000 req/s: Debian's wrk has no -R); then while LongConnLoad holds $IDLE_N idle connections, per connection = (RSS holding them - RSS just before) / $IDLE_N."
