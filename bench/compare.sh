@@ -158,18 +158,35 @@ start echo java -Xmx256m -Xlog:gc:file="$WORK/gc-echo.log" -cp "$BENCH_JAR" dev.
 wait_port $NGINX_PORT && wait_port $IPERF_PORT && wait_port $ECHO_PORT || { echo "backends did not start" >&2; tail "$WORK"/*.log >&2; exit 1; }
 
 # ---- measurement blocks ----
-# loopback COLUMN WEB_PORT IPERF_PORT
+# loopback COLUMN WEB_PORT IPERF_PORT [RELAY_PIDS...] : the relay's processes (both sides) are
+# charged their CPU time per request (utime + stime from /proc, every thread).
 loopback() {
-  local col=$1 web=$2 ip=$3 r
+  local col=$1 web=$2 ip=$3; shift 3
   log "$col: loopback (wrk ${D}s, iperf3 ${IPERF_T}s)"
-  wrk_run "http://127.0.0.1:$web/ping" 50 $WARM_S >/dev/null   # warm-up
-  r=($(wrk_run "http://127.0.0.1:$web/ping" 50 $D))
-  put ka_rps $col "${r[0]:-}"; put ka_p50_ms $col "${r[1]:-}"; put ka_p99_ms $col "${r[2]:-}"
-  wrk_run "http://127.0.0.1:$web/ping" 50 $WARM_S -H "Connection: close" >/dev/null
-  r=($(wrk_run "http://127.0.0.1:$web/ping" 50 $D -H "Connection: close"))
-  put close_rps $col "${r[0]:-}"; put close_p99_ms $col "${r[2]:-}"
+  http_block $col $web "$@"
   put iperf1_gbit $col "$(mbit_to_gbit "$(iperf_run $ip 1 $IPERF_T)")"
   put iperf8_gbit $col "$(mbit_to_gbit "$(iperf_run $ip 8 $IPERF_T)")"
+}
+# http_block COLUMN WEB_PORT [RELAY_PIDS...] : keep-alive, then a new connection per request
+http_block() {
+  local col=$1 web=$2 r t0; shift 2
+  local relay=("$@")
+  wrk_run "http://127.0.0.1:$web/ping" 50 $WARM_S >/dev/null   # warm-up
+  t0=$(cpu_ticks "${relay[@]}")
+  r=($(wrk_run "http://127.0.0.1:$web/ping" 50 $D))
+  put ka_rps $col "${r[0]:-}"; put ka_p50_ms $col "${r[1]:-}"; put ka_p99_ms $col "${r[2]:-}"
+  put ka_cpu_us $col "$(us_per_request "${r[0]:-}" $t0 "${relay[@]}")"
+  wrk_run "http://127.0.0.1:$web/ping" 50 $WARM_S -H "Connection: close" >/dev/null
+  t0=$(cpu_ticks "${relay[@]}")
+  r=($(wrk_run "http://127.0.0.1:$web/ping" 50 $D -H "Connection: close"))
+  put close_rps $col "${r[0]:-}"; put close_p99_ms $col "${r[2]:-}"
+  put close_cpu_us $col "$(us_per_request "${r[0]:-}" $t0 "${relay[@]}")"
+}
+cpu_ticks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' /proc/$p/stat 2>/dev/null || echo 0))); done; echo $t; }
+us_per_request() { # us_per_request RPS TICKS_BEFORE PIDS... : CPU microseconds per request over the last $D s
+  local rps=$1 t0=$2; shift 2
+  [ $# -gt 0 ] && [ -n "$rps" ] || return 0
+  awk -v d=$(( $(cpu_ticks "$@") - t0 )) -v hz="$(getconf CLK_TCK)" -v r="$rps" -v s=$D 'BEGIN {printf "%.1f", d * 1e6 / hz / (r * s)}'
 }
 # overlink COLUMN WEB_PORT IPERF_PORT : the link emulator is already in place
 overlink() {
@@ -276,7 +293,7 @@ if want haproxy2; then
   start haproxy-home haproxy -f "$WORK/haproxy-home.cfg" -db; H1=$LAST_PID
   start haproxy-public haproxy -f "$WORK/haproxy-public.cfg" -db; H2=$LAST_PID
   if wait_port 17910 && wait_port 17911; then
-    loopback haproxy2 17910 17911
+    loopback haproxy2 17910 17911 $H1 $H2
   else
     note "haproxy2: HAProxy did not start: $(tail -2 "$WORK/haproxy-public.log" | tr '\n' ' ')"
   fi
@@ -338,14 +355,12 @@ TOML
   # keep what the peak needed, which is not what a VPS at ~1,000 req/s holds.
   memory $col $web $echo $sp -- $cp
   if [ "$col" = mux-tls-small ]; then
-    wrk_run "http://127.0.0.1:$web/ping" 50 $WARM_S >/dev/null
-    local r; r=($(wrk_run "http://127.0.0.1:$web/ping" 50 $D)); put ka_rps $col "${r[0]:-}"
-    wrk_run "http://127.0.0.1:$web/ping" 50 $WARM_S -H "Connection: close" >/dev/null
-    r=($(wrk_run "http://127.0.0.1:$web/ping" 50 $D -H "Connection: close")); put close_rps $col "${r[0]:-}"
+    log "$col: HTTP (wrk ${D}s)"
+    http_block $col $web $sp $cp
     longrun $col $echo
     stop $cp; stop $sp; return 0
   fi
-  loopback $col $web $ip
+  loopback $col $web $ip $sp $cp
   if [ "$col" = mux-tls ]; then longrun $col $echo; fi
   stop $cp
   # The same server, the client now behind the link emulator.
@@ -398,7 +413,7 @@ if wait_port $SSH_PORT; then
     # sshd forks a process per login: the "server" is every sshd process but the listener.
     SSHD_ALL=$(descendants $SSHD_PID)
     memory ssh $SSH_WEB $SSH_ECHO $SSHD_ALL -- $SSH_PID
-    loopback ssh $SSH_WEB $SSH_IPERF
+    loopback ssh $SSH_WEB $SSH_IPERF $SSHD_ALL $SSH_PID
     longrun ssh $SSH_ECHO
   else
     note "ssh: ssh -R did not come up: $(tail -2 "$WORK/ssh.log" | tr '\n' ' ')"
@@ -434,6 +449,7 @@ done
 } >> "$META"
 note "Everything runs on this one machine over 127.0.0.1, so the load tools, nginx (1 worker), iperf3, the echo backend, sshd/ssh and the tunnel share its $(nproc) cores: ratios within one run are meaningful, absolute figures are not those of a real VPS."
 note "direct: the load tool straight to the backend. ssh -R: OpenSSH $(ssh -V 2>&1 | cut -d, -f1), default cipher, to a local sshd (own config, key auth); the tunnel: tunnel-server and tunnel-client jars with default JVM settings."
+note "CPU per request: utime + stime (all threads, /proc/PID/stat) of the relay's processes on both sides (tunnel-server and tunnel-client; both HAProxy processes; every sshd process of the session and ssh) during the measured ${D} s, divided by the requests served: what a relay costs a 1-core VPS, whatever the cores of this machine did."
 note "HTTP: wrk -t1 -c50 for ${D} s against nginx /ping (a 5-byte body), each after a ${WARM_S} s warm-up of the same load (the JIT compilers of a fresh JVM are busy for tens of seconds; a server runs for days); Connection: close makes every request a new tunneled connection."
 note "iperf3: ${IPERF_T} s, 1 and 8 parallel streams, client to server (public side to home side)."
 note "Emulated link: the bench LinkEmulator relays with ${DELAY_MS} ms each way (80 ms RTT) between tunnel-client and tunnel-server, between ssh and sshd, and for direct between the load tool and the backend (one RTT for the request: the emulator answers the TCP handshake locally). First byte: FirstByte, connect + GET /ping, median of $TTFB_N new connections."
