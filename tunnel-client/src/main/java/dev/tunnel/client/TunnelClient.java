@@ -280,9 +280,9 @@ public final class TunnelClient implements AutoCloseable {
         plugins.forEach(StaticFileServer::close);
         // A quiet period, not 0: a connection registered while the loops stop (a work or local
         // connection still being set up) is closed by the next turn instead of outliving its loop.
-        // Bounded: once in a while (a few times in ten stops under heavy load, seen with Netty 4.2.18)
-        // every loop thread has ended but the group's termination future is never completed, and
-        // an unbounded wait kept the process alive after SIGTERM.
+        // Bounded: a failure in the stop path (seen: a jar replaced under a running process, so
+        // classes first needed at shutdown could not load) left every loop thread ended but the
+        // group's termination future never completed, and an unbounded wait outlived SIGTERM.
         if (!group.shutdownGracefully(100, 2000, TimeUnit.MILLISECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS)) {
             log.warn("shutting down: the event loops did not report their end within 5 s; exiting anyway");
         }

@@ -52,6 +52,7 @@ public final class Transports {
 
     /** A group of {@link #threads threads(configured)} event loops named {@code name-N-M}. */
     public static EventLoopGroup newGroup(int configured, String name) {
+        LeakChecks.defaultOff();
         IoHandlerFactory factory = EPOLL ? FixedEpollIoHandler.newFactory() : NioIoHandler.newFactory();
         return new MultiThreadIoEventLoopGroup(threads(configured), new DefaultThreadFactory(name, true), factory);
     }
