@@ -2,6 +2,7 @@ package dev.tunnel.client;
 
 import dev.tunnel.client.config.ClientConfig;
 import dev.tunnel.protocol.config.ConfigException;
+import dev.tunnel.protocol.config.Footprint;
 import dev.tunnel.protocol.config.LogSetup;
 import dev.tunnel.protocol.config.SmallVpsJvm;
 import java.nio.file.Path;
@@ -70,6 +71,7 @@ public final class ClientMain implements Callable<Integer> {
                 return 1;
             }
         }
+        Footprint.afterStartup();
         stopped.await();
         return 0;
     }

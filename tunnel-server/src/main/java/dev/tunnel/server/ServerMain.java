@@ -1,6 +1,7 @@
 package dev.tunnel.server;
 
 import dev.tunnel.protocol.config.ConfigException;
+import dev.tunnel.protocol.config.Footprint;
 import dev.tunnel.protocol.config.LogSetup;
 import dev.tunnel.protocol.config.SmallVpsJvm;
 import dev.tunnel.server.config.ServerConfig;
@@ -56,6 +57,7 @@ public final class ServerMain implements Callable<Integer> {
             return 1;
         }
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "shutdown"));
+        Footprint.afterStartup();
         server.awaitClose();
         return 0;
     }
