@@ -2,9 +2,9 @@ package dev.tunnel.client;
 
 import dev.tunnel.client.config.ClientConfig;
 import dev.tunnel.protocol.config.ConfigException;
-import dev.tunnel.protocol.config.Footprint;
 import dev.tunnel.protocol.config.LogSetup;
 import dev.tunnel.protocol.config.SmallVpsJvm;
+import dev.tunnel.protocol.footprint.Footprint;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;

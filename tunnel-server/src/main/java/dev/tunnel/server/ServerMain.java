@@ -1,9 +1,9 @@
 package dev.tunnel.server;
 
 import dev.tunnel.protocol.config.ConfigException;
-import dev.tunnel.protocol.config.Footprint;
 import dev.tunnel.protocol.config.LogSetup;
 import dev.tunnel.protocol.config.SmallVpsJvm;
+import dev.tunnel.protocol.footprint.Footprint;
 import dev.tunnel.server.config.ServerConfig;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;

@@ -1,5 +1,7 @@
 package dev.tunnel.protocol.config;
 
+import dev.tunnel.protocol.footprint.ThrowawayLoader;
+
 import java.io.IOException;
 import java.nio.charset.MalformedInputException;
 import java.nio.charset.StandardCharsets;
@@ -14,12 +16,16 @@ import java.util.function.Function;
  *
  * <p>A TOML syntax error stops at once (the parser cannot go on), reported with its line. All
  * other errors are collected: unknown keys, frp keys not supported yet, wrong types, bad values.
- * Defaults are whatever the config class's fields start with. The parser (Jackson) runs in a class
- * loader of its own, see {@link ParserLoader}.
+ * Defaults are whatever the config class's fields start with. The parser (Jackson, in
+ * {@code config.jackson}) runs in a {@link ThrowawayLoader}, so that its classes are unloaded
+ * after start-up.
  *
  * @param <T> the config class: public mutable fields, a no-argument constructor, one nested class per table
  */
 public final class ConfigLoader<T> {
+
+    private static final String JACKSON_SIDE = "dev.tunnel.protocol.config.jackson.";
+    private static final String BINDER = JACKSON_SIDE + "JacksonBinder";
 
     private final Class<T> type;
     private final UnsupportedKeys unsupported;
@@ -46,7 +52,10 @@ public final class ConfigLoader<T> {
     public T parse(String toml, String fileNameForErrors, Function<String, String> env) throws ConfigException {
         KeyLocator locator = KeyLocator.scan(toml);
         ConfigErrors errors = new ConfigErrors(fileNameForErrors, locator);
-        T config = type.cast(ParserLoader.bind(toml, type, unsupported, new EnvTemplate(env), errors, locator));
+        TomlBinder binder = ThrowawayLoader.instance(TomlBinder.class, BINDER, "com.fasterxml.jackson.", JACKSON_SIDE);
+        EnvTemplate templates = new EnvTemplate(env);
+        T config = type.cast(ThrowawayLoader.onThread("config-parser",
+                () -> binder.bind(toml, type, unsupported, templates, errors, locator)));
         validator.validate(config, errors);
         errors.throwIfAny();
         return config;

@@ -2,8 +2,9 @@ package dev.tunnel.protocol.config;
 
 /**
  * Parses TOML text and binds it to a config class. Implemented with Jackson in
- * {@code config.jackson}, which {@link ParserLoader} loads in a class loader of its own so that
- * Jackson's classes are unloaded once the config is read.
+ * {@code config.jackson}, which {@link ConfigLoader} loads in a
+ * {@link dev.tunnel.protocol.footprint.ThrowawayLoader} so that Jackson's classes are unloaded once
+ * the config is read.
  */
 public interface TomlBinder {
 

@@ -18,8 +18,9 @@ import java.util.Map;
 
 /**
  * Parse with jackson-dataformat-toml, check keys and types against the class ({@link TreeChecker}),
- * bind. Only {@link dev.tunnel.protocol.config.ParserLoader} creates it, in a throwaway class
- * loader: nothing outside this package may refer to Jackson.
+ * bind. Only {@link dev.tunnel.protocol.config.ConfigLoader} creates it, in a
+ * {@link dev.tunnel.protocol.footprint.ThrowawayLoader}: nothing outside this package may refer to
+ * Jackson.
  */
 public final class JacksonBinder implements TomlBinder {
 
