@@ -3,11 +3,11 @@ package dev.tunnel.protocol.config;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.FileAppender;
 import ch.qos.logback.core.OutputStreamAppender;
+import ch.qos.logback.core.encoder.LayoutWrappingEncoder;
 import org.slf4j.LoggerFactory;
 
 import java.util.List;
@@ -23,6 +23,7 @@ public final class LogSetup {
     public static final List<String> LEVELS = List.of("trace", "debug", "info", "warn", "error");
     /** {@code log.to} value for standard output; anything else is a file path. */
     public static final String CONSOLE = "console";
+    /** The line format, as a logback pattern; {@link LineLayout} writes it without logback's pattern machinery. */
     static final String PATTERN = "%d{yyyy-MM-dd HH:mm:ss.SSS} %-5level [%thread] %logger{0} - %msg%n";
 
     private LogSetup() {
@@ -43,9 +44,12 @@ public final class LogSetup {
         LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
         context.reset();
 
-        PatternLayoutEncoder encoder = new PatternLayoutEncoder();
+        LineLayout layout = new LineLayout();
+        layout.setContext(context);
+        layout.start();
+        LayoutWrappingEncoder<ILoggingEvent> encoder = new LayoutWrappingEncoder<>();
         encoder.setContext(context);
-        encoder.setPattern(PATTERN);
+        encoder.setLayout(layout);
         encoder.start();
 
         OutputStreamAppender<ILoggingEvent> appender = CONSOLE.equals(to) ? new ConsoleAppender<>() : fileAppender(to);

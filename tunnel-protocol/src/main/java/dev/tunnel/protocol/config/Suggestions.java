@@ -4,7 +4,7 @@ import java.util.Collection;
 import java.util.Locale;
 
 /** Picks the valid key nearest to a misspelt one, by case-insensitive edit distance. */
-final class Suggestions {
+public final class Suggestions {
 
     private Suggestions() {
     }
@@ -13,7 +13,7 @@ final class Suggestions {
      * The candidate closest to {@code typo}, or null when none is close enough (at most 2 edits,
      * or a third of the word for long words).
      */
-    static String nearest(String typo, Collection<String> candidates) {
+    public static String nearest(String typo, Collection<String> candidates) {
         String best = null;
         int bestDistance = Integer.MAX_VALUE;
         String t = typo.toLowerCase(Locale.ROOT);

@@ -33,7 +33,7 @@ public final class UnsupportedKeys {
     }
 
     /** The message for a key frp has and tunnel lacks. */
-    static String message(String keyPath) {
+    public static String message(String keyPath) {
         return '"' + keyPath + "\" is an frp setting that tunnel does not support yet";
     }
 }

@@ -19,7 +19,7 @@ public enum KeyType {
     }
 
     /** JCA name of the signature algorithm a key of this type signs certificates with. */
-    String signatureAlgorithm() {
+    public String signatureAlgorithm() {
         return signatureAlgorithm;
     }
 
@@ -40,7 +40,7 @@ public enum KeyType {
     }
 
     /** The type of an existing private key, for signing with a loaded CA key. */
-    static KeyType of(java.security.PrivateKey key) {
+    public static KeyType of(java.security.PrivateKey key) {
         return switch (key.getAlgorithm()) {
             case "EC" -> EC_P256;
             case "RSA" -> RSA_2048;

@@ -100,29 +100,39 @@ public final class TlsContexts {
 
     static ServerTls server(TlsFiles files, Path selfSignedDir, SslProvider provider) {
         files.checkKeyPairComplete();
-        SslContextBuilder builder;
-        X509Certificate leaf;
-        if (files.hasKeyPair()) {
-            CertifiedChain chain = CertifiedChain.load(files);
-            builder = SslContextBuilder.forServer(chain.key(), chain.certificates());
-            leaf = chain.certificates().get(0);
-        } else {
-            CertifiedKey selfSigned = selfSignedDir == null
-                    ? CertificateAuthority.selfSignedServer(KeyType.EC_P256)
-                    : SelfSignedStore.loadOrCreate(selfSignedDir);
+        ServerKeys keys = KeyMaterial.isolated(material -> ServerKeys.load(material, files, selfSignedDir));
+        if (keys.selfSigned()) {
             LOG.info("No {} given: {} self-signed server certificate, fingerprint sha256:{}",
                     TlsFiles.CERT_FILE_KEY, selfSignedDir == null ? "generated a" : "using the persisted",
-                    selfSigned.sha256Fingerprint());
-            builder = SslContextBuilder.forServer(selfSigned.privateKey(), selfSigned.certificate());
-            leaf = selfSigned.certificate();
+                    CertifiedKey.sha256Fingerprint(keys.chain().get(0)));
         }
-        if (files.trustedCaFile() != null) {
-            builder.trustManager(PemFiles.readCertificates(TlsFiles.TRUSTED_CA_FILE_KEY, files.trustedCaFile()))
-                    .clientAuth(ClientAuth.REQUIRE);
+        SslContextBuilder builder = SslContextBuilder.forServer(keys.key(), keys.chain());
+        if (keys.trusted() != null) {
+            builder.trustManager(keys.trusted()).clientAuth(ClientAuth.REQUIRE);
         } else {
             builder.trustManager(NoClientCertificates.INSTANCE);
         }
-        return new ServerTls(build(builder.sslProvider(provider).protocols(PROTOCOLS), files), leaf);
+        return new ServerTls(build(builder.sslProvider(provider).protocols(PROTOCOLS), files), keys.chain().get(0));
+    }
+
+    /** The server's key, its chain (leaf first), and the CAs client certificates must chain to (null: none asked). */
+    private record ServerKeys(PrivateKey key, List<X509Certificate> chain, boolean selfSigned, List<X509Certificate> trusted) {
+        static ServerKeys load(KeyMaterial material, TlsFiles files, Path selfSignedDir) {
+            PrivateKey key;
+            List<X509Certificate> chain;
+            if (files.hasKeyPair()) {
+                CertifiedChain loaded = CertifiedChain.load(material, files);
+                key = loaded.key();
+                chain = loaded.certificates();
+            } else {
+                CertifiedKey selfSigned = material.selfSignedServer(selfSignedDir);
+                key = selfSigned.privateKey();
+                chain = List.of(selfSigned.certificate());
+            }
+            List<X509Certificate> trusted = files.trustedCaFile() == null ? null
+                    : material.readCertificates(TlsFiles.TRUSTED_CA_FILE_KEY, files.trustedCaFile());
+            return new ServerKeys(key, chain, !files.hasKeyPair(), trusted);
+        }
     }
 
     /**
@@ -149,11 +159,13 @@ public final class TlsContexts {
                 // Netty 4.2 turns on HTTPS host name checks for clients by default; newClientHandler decides.
                 .endpointIdentificationAlgorithm(null);
         if (files.hasKeyPair()) {
-            CertifiedChain chain = CertifiedChain.load(files);
+            CertifiedChain chain = KeyMaterial.isolated(material -> CertifiedChain.load(material, files));
             builder.keyManager(chain.key(), chain.certificates());
         }
         if (files.trustedCaFile() != null) {
-            builder.trustManager(PemFiles.readCertificates(TlsFiles.TRUSTED_CA_FILE_KEY, files.trustedCaFile()));
+            List<X509Certificate> trusted = KeyMaterial.isolated(
+                    material -> material.readCertificates(TlsFiles.TRUSTED_CA_FILE_KEY, files.trustedCaFile()));
+            builder.trustManager(trusted);
         } else if (!verifyServer) {
             builder.trustManager(InsecureTrustManagerFactory.INSTANCE);
         }
@@ -212,10 +224,10 @@ public final class TlsContexts {
 
     /** A certificate chain and the private key of its leaf, checked to belong together. */
     private record CertifiedChain(PrivateKey key, List<X509Certificate> certificates) {
-        static CertifiedChain load(TlsFiles files) {
-            List<X509Certificate> certificates = PemFiles.readCertificates(TlsFiles.CERT_FILE_KEY, files.certFile());
-            PrivateKey key = PemFiles.readPrivateKey(TlsFiles.KEY_FILE_KEY, files.keyFile());
-            if (!PemFiles.matches(key, certificates.get(0))) {
+        static CertifiedChain load(KeyMaterial material, TlsFiles files) {
+            List<X509Certificate> certificates = material.readCertificates(TlsFiles.CERT_FILE_KEY, files.certFile());
+            PrivateKey key = material.readPrivateKey(TlsFiles.KEY_FILE_KEY, files.keyFile());
+            if (!material.matches(key, certificates.get(0))) {
                 throw new TlsConfigException(TlsFiles.KEY_FILE_KEY, files.keyFile(),
                         "private key does not match the certificate in " + TlsFiles.CERT_FILE_KEY + " " + files.certFile());
             }

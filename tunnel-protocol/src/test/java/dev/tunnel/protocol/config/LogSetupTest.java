@@ -32,6 +32,16 @@ class LogSetupTest {
     }
 
     @Test
+    void writesStackTraceAfterTheLine(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("tunnel.log");
+        LogSetup.apply("info", file.toString());
+        LoggerFactory.getLogger("a.b.Named").error("failed", new IllegalStateException("boom"));
+        String text = Files.readString(file);
+        assertThat(text).matches("(?s)\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3} ERROR \\[.+] Named - failed\\R"
+                + "java\\.lang\\.IllegalStateException: boom\\R\\tat .+\\R");
+    }
+
+    @Test
     void rejectsUnknownLevel() {
         assertThatThrownBy(() -> LogSetup.apply("verbose", "console"))
                 .isInstanceOf(IllegalArgumentException.class)

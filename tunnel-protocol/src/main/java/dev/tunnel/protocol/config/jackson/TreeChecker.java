@@ -1,4 +1,9 @@
-package dev.tunnel.protocol.config;
+package dev.tunnel.protocol.config.jackson;
+
+import dev.tunnel.protocol.config.ConfigErrors;
+import dev.tunnel.protocol.config.EnvTemplate;
+import dev.tunnel.protocol.config.Suggestions;
+import dev.tunnel.protocol.config.UnsupportedKeys;
 
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
