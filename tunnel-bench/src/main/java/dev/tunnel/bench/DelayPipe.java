@@ -27,6 +27,10 @@ import java.util.concurrent.TimeUnit;
  * Queued buffers are released when written, when the peer is gone, or by {@link #releaseAll()}
  * when the emulator stops.
  *
+ * <h3>Cut</h3>
+ * A connection that lost anything to a fault is cut for good ({@link #cutConnection()}): both
+ * directions drop their queues, drop what they read and relay no EOF or close.
+ *
  * <p>Threading: runs on the event loop that the source and the peer share.
  */
 final class DelayPipe extends ChannelInboundHandlerAdapter {
@@ -45,6 +49,7 @@ final class DelayPipe extends ChannelInboundHandlerAdapter {
     private boolean timerScheduled;
     private boolean inputDone;
     private boolean resetByPeer;
+    private boolean cut;
 
     DelayPipe(LinkEmulator link, Channel peer) {
         this.link = link;
@@ -78,7 +83,7 @@ final class DelayPipe extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (!(msg instanceof ByteBuf data) || link.fault() == LinkEmulator.Fault.HALF_OPEN) {
+        if (!(msg instanceof ByteBuf data) || dropsEverything()) {
             ReferenceCountUtil.release(msg);
             return;
         }
@@ -103,7 +108,7 @@ final class DelayPipe extends ChannelInboundHandlerAdapter {
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt == ChannelInputShutdownEvent.INSTANCE) {
             inputDone = true;
-            if (link.fault() != LinkEmulator.Fault.HALF_OPEN) {
+            if (!dropsEverything()) {
                 enqueue(EOF, Math.max(System.nanoTime(), nextDeparture));
             }
         }
@@ -113,7 +118,7 @@ final class DelayPipe extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         inputDone = true;
-        if (link.fault() != LinkEmulator.Fault.HALF_OPEN) {
+        if (!dropsEverything()) {
             enqueue(CLOSE, Math.max(System.nanoTime(), nextDeparture));
         }
         ctx.fireChannelInactive();
@@ -143,6 +148,35 @@ final class DelayPipe extends ChannelInboundHandlerAdapter {
         // reference to the source's pipeline), or released by releaseAll().
     }
 
+    /**
+     * Whether what the source sends is lost: the connection is cut, or is cut now because the
+     * link is half-open (once it lost something, it cannot resume).
+     */
+    private boolean dropsEverything() {
+        if (!cut && link.fault() == LinkEmulator.Fault.HALF_OPEN) {
+            cutConnection();
+        }
+        return cut;
+    }
+
+    /** Cuts both directions of this connection for good (see Cut above). */
+    void cutConnection() {
+        cutOneWay();
+        DelayPipe other = peer.pipeline().get(DelayPipe.class);
+        if (other != null) {
+            other.cutOneWay();
+        }
+    }
+
+    private void cutOneWay() {
+        cut = true;
+        releaseAll();
+        link.untrack(this);
+        if (ctx != null) {
+            resumeReading(); // keeps draining the source into nothing
+        }
+    }
+
     /** The fault that held delivery back has ended. */
     void faultCleared() {
         scheduleHead();
@@ -151,8 +185,10 @@ final class DelayPipe extends ChannelInboundHandlerAdapter {
 
     void resumeReading() {
         Channel source = ctx.channel();
-        if (source.isActive() && !inputDone && queuedBytes < link.settings().maxQueueBytes() && peer.isActive()
-                && peer.isWritable()) {
+        if (!source.isActive() || inputDone) {
+            return;
+        }
+        if (cut || queuedBytes < link.settings().maxQueueBytes() && peer.isActive() && peer.isWritable()) {
             source.read();
         }
     }
@@ -177,7 +213,7 @@ final class DelayPipe extends ChannelInboundHandlerAdapter {
 
     private void scheduleHead() {
         Entry head = queue.peek();
-        if (head == null || timerScheduled || link.fault() == LinkEmulator.Fault.STALL) {
+        if (head == null || timerScheduled || cut || link.fault() == LinkEmulator.Fault.STALL) {
             return;
         }
         timerScheduled = true;
@@ -187,7 +223,7 @@ final class DelayPipe extends ChannelInboundHandlerAdapter {
 
     private void deliver() {
         timerScheduled = false;
-        if (link.fault() == LinkEmulator.Fault.STALL) {
+        if (cut || link.fault() == LinkEmulator.Fault.STALL) {
             return;
         }
         long now = System.nanoTime();

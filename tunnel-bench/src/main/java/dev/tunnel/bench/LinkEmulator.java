@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  * <pre>
  * java -cp tunnel-bench.jar dev.tunnel.bench.LinkEmulator --listen 127.0.0.1:7001 \
  *      --target 127.0.0.1:7000 --delay-ms 40 [--rate-mbit 100] [--max-queue-kib 8192] \
- *      [--fault stall|reset|half-open --fault-after-ms 5000 [--fault-for-ms 3000]] [--threads 2]
+ *      [--fault stall|reset|reset-client-side|half-open --fault-after-ms 5000 [--fault-for-ms 3000]] [--threads 2]
  * </pre>
  *
  * <h3>Memory</h3>
@@ -33,14 +33,29 @@ import java.util.concurrent.TimeUnit;
  * reaches the sender. The default (8 MiB) carries 1.6 Gbit/s at 40 ms.
  *
  * <h3>Faults</h3>
+ * A fault lasts from {@link #fault(Fault)} with it until {@link #fault(Fault)} with another mode
+ * (on the command line, {@code --fault-for-ms}); {@code fault(X)} then at once
+ * {@code fault(NONE)} hits the connections open at that moment only.
  * <ul>
- *   <li>{@code stall}: nothing is delivered (queues fill, then reading stops); delivery resumes
- *       when the fault ends.
+ *   <li>{@code stall}: nothing is delivered, neither bytes nor EOF nor close, and no RST is
+ *       sent (queues fill, then reading stops); new connections are accepted and stall too.
+ *       When the fault ends, what was held is delivered, in order: like a link whose packets
+ *       TCP retransmits once it is back, so an endpoint that gave up meanwhile is then seen
+ *       closing.
  *   <li>{@code reset}: every connection is closed with RST on both sides; new connections are
  *       reset at once while the fault lasts.
+ *   <li>{@code reset-client-side}: every connection is closed with RST on the side that
+ *       connected to the emulator only; the target side stays open and never hears from that
+ *       connection again (a peer whose machine vanished: a half-open connection). New
+ *       connections are reset at once while the fault lasts.
  *   <li>{@code half-open}: everything read is dropped and closes are not relayed: each side
  *       still thinks the other is there (a NAT that forgot the flow). Only a heartbeat notices.
  * </ul>
+ * A connection that lost anything (bytes, EOF, close) never forwards again, even after the
+ * fault ends: a TCP stream cannot resume across a hole. Such a connection keeps reading and
+ * dropping what its open side sends, and stays open until that side closes it or the emulator
+ * stops. Under {@code half-open} that is every connection open when the fault starts and every
+ * new one that drops something while it lasts; {@code stall} loses nothing.
  *
  * <p>Threading: both sockets of a relayed pair share one event loop, whose scheduled tasks run
  * in deadline order, so order is kept.
@@ -48,13 +63,13 @@ import java.util.concurrent.TimeUnit;
 public final class LinkEmulator implements AutoCloseable {
     /** What the link does to the traffic. */
     public enum Fault {
-        NONE, STALL, RESET, HALF_OPEN;
+        NONE, STALL, RESET, RESET_CLIENT_SIDE, HALF_OPEN;
 
         static Fault parse(String s) {
             try {
                 return valueOf(s.toUpperCase(Locale.ROOT).replace('-', '_'));
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("--fault: " + s + " (expected: stall, reset, half-open)");
+                throw new IllegalArgumentException("--fault: " + s + " (expected: stall, reset, reset-client-side, half-open)");
             }
         }
     }
@@ -116,23 +131,48 @@ public final class LinkEmulator implements AutoCloseable {
         return fault;
     }
 
-    /** Changes the fault mode now; {@link Fault#RESET} resets every open connection. */
+    /**
+     * Changes the fault mode now (see Faults above): {@link Fault#RESET},
+     * {@link Fault#RESET_CLIENT_SIDE} and {@link Fault#HALF_OPEN} hit every open connection at
+     * once; {@link Fault#NONE} delivers what a stall held back.
+     */
     public void fault(Fault mode) {
         fault = mode;
-        if (mode == Fault.RESET) {
-            for (Channel c : connections) {
-                c.eventLoop().execute(() -> DelayPipe.reset(c));
-            }
-        } else if (mode == Fault.NONE) {
-            for (Channel c : connections) {
-                c.eventLoop().execute(() -> {
-                    DelayPipe pipe = c.pipeline().get(DelayPipe.class);
-                    if (pipe != null) {
-                        pipe.faultCleared();
+        for (Channel c : connections) {
+            c.eventLoop().execute(() -> {
+                DelayPipe pipe = c.pipeline().get(DelayPipe.class);
+                switch (mode) {
+                    case NONE -> {
+                        if (pipe != null) {
+                            pipe.faultCleared();
+                        }
                     }
-                });
-            }
+                    case RESET -> {
+                        // Cut first: a socket closed by the reset must not have its close relayed
+                        // to the other one as a FIN before that one is reset too.
+                        if (pipe != null) {
+                            pipe.cutConnection();
+                        }
+                        DelayPipe.reset(c);
+                    }
+                    case RESET_CLIENT_SIDE, HALF_OPEN -> {
+                        if (pipe != null) {
+                            pipe.cutConnection();
+                        }
+                        if (mode == Fault.RESET_CLIENT_SIDE && isClientSide(c)) {
+                            DelayPipe.reset(c);
+                        }
+                    }
+                    default -> {
+                    }
+                }
+            });
         }
+    }
+
+    /** Whether {@code c} is the socket that connected to the emulator (not the one to the target). */
+    private boolean isClientSide(Channel c) {
+        return c.parent() == listener;
     }
 
     /** Open relayed sockets (two per connection). */
@@ -141,7 +181,7 @@ public final class LinkEmulator implements AutoCloseable {
     }
 
     private void accept(SocketChannel inbound, InetSocketAddress target) {
-        if (fault == Fault.RESET) {
+        if (fault == Fault.RESET || fault == Fault.RESET_CLIENT_SIDE) {
             inbound.eventLoop().execute(() -> DelayPipe.reset(inbound));
             return;
         }

@@ -3,6 +3,8 @@ package dev.tunnel.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.tunnel.bench.LinkEmulator;
+import dev.tunnel.bench.LinkEmulator.Fault;
 import dev.tunnel.client.TunnelClient;
 import dev.tunnel.client.config.ClientConfig;
 import dev.tunnel.e2e.TunnelExtension.Mode;
@@ -23,6 +25,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * (client pings every 1 s, either side gives up after 3 s of silence) so they stay fast. After
  * each fault, new connections must work again within {@link #RECOVERY}: heartbeat timeout +
  * first reconnect delay (1 s +-20 %) + login, with margin.
+ *
+ * <p>Link faults come from the bench {@link LinkEmulator} between the client and the server.
  */
 @Timeout(90)
 class ChaosTest {
@@ -74,6 +78,18 @@ class ChaosTest {
                     return java.util.Arrays.equals(back, probe);
                 });
         return Duration.ofNanos(System.nanoTime() - start);
+    }
+
+    /** Sets {@code fault} and ends it at once: it hits the link's connections open now, not new ones. */
+    private static void hitOpenConnections(LinkEmulator link, Fault fault) {
+        link.fault(fault);
+        link.fault(Fault.NONE);
+    }
+
+    /** Whether the client's heartbeat gave up on its connection (its own log says so). */
+    private static boolean clientHeardNothing() {
+        return CapturedLogs.snapshot().stream()
+                .anyMatch(line -> line.contains("[tunnel-client") && line.contains("heard nothing from the peer"));
     }
 
     private static void assertIntact(Load load) {
@@ -138,19 +154,24 @@ class ChaosTest {
         EchoServer echo = tunnel.echoServer();
         int remotePort = FreePorts.one();
         TunnelServer server = tunnel.startServer(server(mode, 0));
-        DelayLink link = tunnel.closeAfterTest(new DelayLink(server.port(), 0));
+        LinkEmulator link = tunnel.linkTo(server.port());
         TunnelClient client = client(mode, server, link.port(), echo.port(), remotePort);
         try (Load load = new Load(remotePort, 2)) {
             await().atMost(RECOVERY).until(() -> load.ok() >= 2);
             long stalledAt = System.nanoTime();
-            link.stall();
+            link.fault(Fault.STALL);
             await("the server drops the silent session").atMost(Duration.ofSeconds(HEARTBEAT_TIMEOUT + 2))
                     .until(() -> server.sessionCount() == 0);
             long detected = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stalledAt);
-            link.pass();
+            // The emulator holds back rather than loses: once the stall ends it delivers the
+            // server's close. So the stall lasts until the client's heartbeat has noticed too.
+            await("the client drops the silent connection").atMost(Duration.ofSeconds(HEARTBEAT_TIMEOUT + 2))
+                    .until(ChaosTest::clientHeardNothing);
+            long clientDetected = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stalledAt);
+            link.fault(Fault.NONE);
             Duration back = awaitWorking(remotePort, RECOVERY);
-            System.out.printf("chaos %s: silent stall detected after %d ms, forwarding again %d ms later (RTT %.2f ms)%n",
-                    mode, detected, back.toMillis(), client.rttMillis());
+            System.out.printf("chaos %s: silent stall detected after %d ms (client: %d ms), forwarding again %d ms"
+                    + " later (RTT %.2f ms)%n", mode, detected, clientDetected, back.toMillis(), client.rttMillis());
             load.close();
             assertIntact(load);
         }
@@ -162,11 +183,11 @@ class ChaosTest {
         EchoServer echo = tunnel.echoServer();
         int remotePort = FreePorts.one();
         TunnelServer server = tunnel.startServer(server(mode, 0));
-        DelayLink link = tunnel.closeAfterTest(new DelayLink(server.port(), 0));
+        LinkEmulator link = tunnel.linkTo(server.port());
         client(mode, server, link.port(), echo.port(), remotePort);
         try (Load load = new Load(remotePort, 4)) {
             await().atMost(RECOVERY).until(() -> load.ok() >= 4);
-            link.reset();
+            hitOpenConnections(link, Fault.RESET);
             awaitWorking(remotePort, RECOVERY);
             load.close();
             assertIntact(load);
@@ -187,10 +208,10 @@ class ChaosTest {
         ServerConfig sc = server(mode, 0);
         sc.transport.heartbeatTimeout = 60;
         TunnelServer server = tunnel.startServer(sc);
-        DelayLink link = tunnel.closeAfterTest(new DelayLink(server.port(), 0));
+        LinkEmulator link = tunnel.linkTo(server.port());
         TunnelClient client = client(mode, server, link.port(), echo.port(), remotePort);
         awaitWorking(remotePort, RECOVERY);
-        link.halfOpen();
+        hitOpenConnections(link, Fault.RESET_CLIENT_SIDE);
         Duration back = awaitWorking(remotePort, RECOVERY);
         assertThat(client.proxy("echo").orElseThrow().error()).isEmpty();
         assertThat(server.sessionCount()).as("the ghost was evicted").isEqualTo(1);

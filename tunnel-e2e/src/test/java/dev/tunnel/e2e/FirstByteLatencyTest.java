@@ -2,6 +2,7 @@ package dev.tunnel.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tunnel.bench.LinkEmulator;
 import dev.tunnel.client.TunnelClient;
 import dev.tunnel.client.config.ClientConfig;
 import dev.tunnel.client.config.ProxyConfig;
@@ -43,7 +44,7 @@ class FirstByteLatencyTest {
         mode.apply(sc);
         try (EchoServer echo = new EchoServer();
              TunnelServer server = TunnelServer.start(sc);
-             DelayLink link = new DelayLink(server.port(), ONE_WAY_DELAY_MS)) {
+             LinkEmulator link = TunnelExtension.link(server.port(), ONE_WAY_DELAY_MS)) {
             ClientConfig cc = new ClientConfig();
             cc.serverPort = link.port();
             cc.auth.token = "latency";
@@ -59,7 +60,7 @@ class FirstByteLatencyTest {
                 medianFirstByteMillis(port); // warm-up: a long-running server has its code compiled
                 long median = medianFirstByteMillis(port);
                 long baseline;
-                try (DelayLink direct = new DelayLink(echo.port(), ONE_WAY_DELAY_MS)) {
+                try (LinkEmulator direct = TunnelExtension.link(echo.port(), ONE_WAY_DELAY_MS)) {
                     baseline = medianFirstByteMillis(direct.port());
                 }
                 System.out.printf("first byte over %d ms RTT, %s mode (tls=%s): tunnel median %d ms, direct over"

@@ -2,11 +2,13 @@ package dev.tunnel.e2e;
 
 import static org.awaitility.Awaitility.await;
 
+import dev.tunnel.bench.LinkEmulator;
 import dev.tunnel.client.TunnelClient;
 import dev.tunnel.client.config.ClientConfig;
 import dev.tunnel.client.config.ProxyConfig;
 import dev.tunnel.server.TunnelServer;
 import dev.tunnel.server.config.ServerConfig;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -117,6 +119,20 @@ final class TunnelExtension implements BeforeEachCallback, AfterTestExecutionCal
     /** Starts a client; does not wait for its login (see {@link TunnelClient#firstLogin()}). */
     TunnelClient startClient(ClientConfig config) throws Exception {
         return closeAfterTest(TunnelClient.start(config));
+    }
+
+    /**
+     * A link emulator on 127.0.0.1 to 127.0.0.1:{@code targetPort}: {@code delayMillis} each way,
+     * no bandwidth cap, one event loop; faults with {@link LinkEmulator#fault}.
+     */
+    static LinkEmulator link(int targetPort, long delayMillis) throws InterruptedException {
+        return LinkEmulator.start(new InetSocketAddress("127.0.0.1", 0), new InetSocketAddress("127.0.0.1", targetPort),
+                LinkEmulator.Settings.delay(delayMillis), 1);
+    }
+
+    /** A {@link #link} without delay, closed after the test. */
+    LinkEmulator linkTo(int targetPort) throws InterruptedException {
+        return closeAfterTest(link(targetPort, 0));
     }
 
     EchoServer echoServer() throws Exception {
