@@ -182,6 +182,7 @@ http_block() {
   put close_rps $col "${r[0]:-}"; put close_p99_ms $col "${r[2]:-}"
   put close_cpu_us $col "$(us_per_request "${r[0]:-}" $t0 "${relay[@]}")"
 }
+softnet_drops() { local d=0 x; while read -r _ x _; do d=$((d + 16#$x)); done < /proc/net/softnet_stat; echo $d; }
 cpu_ticks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' /proc/$p/stat 2>/dev/null || echo 0))); done; echo $t; }
 us_per_request() { # us_per_request RPS TICKS_BEFORE PIDS... : CPU microseconds per request over the last $D s
   local rps=$1 t0=$2; shift 2
@@ -237,6 +238,7 @@ longrun() {
   local col=$1 port=$2 per=$((LONG_N / LOAD_PROCS)) pids=() files=() i
   log "$col: $LONG_N long connections, one message per ${LONG_INTERVAL} ms for ${LONG_S}s ($LOAD_PROCS load processes)"
   command -v nstat >/dev/null && nstat -n
+  local drops0; drops0=$(softnet_drops)
   for i in $(seq 1 $LOAD_PROCS); do
     java -Xlog:gc:file="$WORK/gc-long-$col-$i.log" -cp "$BENCH_JAR" dev.tunnel.bench.LongConnLoad --target 127.0.0.1:$port --connections $per \
         --interval-ms $LONG_INTERVAL --duration-s $LONG_S --warmup-ms $LONG_WARMUP --threads 2 \
@@ -246,8 +248,9 @@ longrun() {
   for p in "${pids[@]}"; do wait $p || true; done
   # Connects that found an accept queue full stall in SYN-ACK retransmits (1 s, 3 s...): say if any did.
   if command -v nstat >/dev/null; then
-    local k; k=$(nstat -z 2>/dev/null | awk '$1=="TcpExtListenOverflows" {o=$2} $1=="TcpExtTCPSynRetrans" {s=$2} END {print o+0, s+0}')
-    note "$col long connections: the kernel counted $(echo $k | cut -d' ' -f1) accept-queue overflows and $(echo $k | cut -d' ' -f2) SYN retransmits during the run (nstat, whole machine)."
+    local k; k=$(nstat -z 2>/dev/null | awk '$1=="TcpExtListenOverflows" {o=$2} $1=="TcpExtTCPSynRetrans" {s=$2} $1=="TcpExtTCPTimeouts" {t=$2} END {print o+0, s+0, t+0}')
+    local drops; drops=$(( $(softnet_drops) - drops0 ))
+    note "$col long connections: the kernel counted $(echo $k | cut -d' ' -f1) accept-queue overflows, $(echo $k | cut -d' ' -f2) SYN retransmits and $(echo $k | cut -d' ' -f3) retransmission timeouts during the run, and dropped $drops packets from full per-CPU backlogs (nstat, /proc/net/softnet_stat; whole machine; a lost packet on a connection without an RTT sample yet waits 1 s)."
   fi
   local m; m=$(bench_java dev.tunnel.bench.LongConnLoad merge "${files[@]}" 2>&1 || true)
   # Pauses over 50 ms in the load tool or the echo backend during the run (they land in every column's tail).
