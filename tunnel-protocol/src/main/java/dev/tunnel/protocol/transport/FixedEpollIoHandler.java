@@ -35,8 +35,8 @@ import io.netty.channel.unix.FileDescriptor;
  * kernel hands the new socket the number just freed; an event for the closed socket still
  * further down the same batch (its peer's FIN, say) is then delivered to the new one. A
  * connecting socket that gets such a hang-up fails its connect with a
- * {@code ClosedChannelException}: under {@code Connection: close} load about one tunneled
- * connection in ten was reset that way. Here a socket registered during a batch ignores the rest
+ * {@code ClosedChannelException}: under {@code Connection: close} load 1-3 % of tunneled
+ * connections were reset that way. Here a socket registered during a batch ignores the rest
  * of that batch: every event in it was collected by {@code epoll_wait} before the socket existed,
  * so none can be its own. Its real events come with the next {@code epoll_wait}, since epoll
  * reports a socket's state when it is added (level) or changes (edge).
