@@ -2,6 +2,7 @@ package dev.tunnel.server;
 
 import dev.tunnel.protocol.config.ConfigException;
 import dev.tunnel.protocol.config.LogSetup;
+import dev.tunnel.protocol.config.PlainStart;
 import dev.tunnel.protocol.config.SmallVpsJvm;
 import dev.tunnel.protocol.footprint.Footprint;
 import dev.tunnel.server.config.ServerConfig;
@@ -33,38 +34,11 @@ public final class ServerMain implements Callable<Integer> {
     private Path config;
 
     public static void main(String[] args) {
-        Path direct = plainStart(args);
+        Path direct = PlainStart.configOnly(args);
         if (direct != null) {
-            System.exit(runDirect(direct));
+            System.exit(PlainStart.run(direct, ServerMain::run));
         }
         System.exit(new CommandLine(new ServerMain()).execute(args));
-    }
-
-    /**
-     * The config file when the command line is just {@code -c FILE}, {@code --config FILE} or
-     * {@code --config=FILE} (how a service starts), else null. That case runs without picocli:
-     * its ~170 classes would otherwise stay loaded for the life of the process (about 1.5 MB of
-     * the resident memory README "Running on a 1 GB VPS" counts).
-     */
-    static Path plainStart(String[] args) {
-        if (args.length == 2 && (args[0].equals("-c") || args[0].equals("--config"))
-                && !args[1].isEmpty() && !args[1].startsWith("-")) {
-            return Path.of(args[1]);
-        }
-        if (args.length == 1 && args[0].startsWith("--config=") && args[0].length() > "--config=".length()) {
-            return Path.of(args[0].substring("--config=".length()));
-        }
-        return null;
-    }
-
-    /** {@link #run} with picocli's handling of an unexpected exception: stack trace, exit code 1. */
-    private static int runDirect(Path config) {
-        try {
-            return run(config);
-        } catch (Exception e) {
-            e.printStackTrace();
-            return 1;
-        }
     }
 
     @Override

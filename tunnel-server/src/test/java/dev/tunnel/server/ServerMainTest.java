@@ -1,10 +1,6 @@
 package dev.tunnel.server;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.tunnel.protocol.testing.CommandLineContract;
-import java.nio.file.Path;
-import org.junit.jupiter.api.Test;
 
 /** tunnel-server's exit codes and messages (the shared contract). */
 class ServerMainTest extends CommandLineContract {
@@ -31,17 +27,5 @@ class ServerMainTest extends CommandLineContract {
     @Override
     protected String[] invalidConfigMentions() {
         return new String[] {"bindPort", "70000", "did you mean \"bindAddr\""};
-    }
-
-    /** Only a bare config option skips picocli (README "Running on a 1 GB VPS"); anything else goes through it. */
-    @Test
-    void plainStartIsJustTheConfigOption() {
-        assertThat(ServerMain.plainStart(new String[] {"-c", "a.toml"})).isEqualTo(Path.of("a.toml"));
-        assertThat(ServerMain.plainStart(new String[] {"--config", "a.toml"})).isEqualTo(Path.of("a.toml"));
-        assertThat(ServerMain.plainStart(new String[] {"--config=a.toml"})).isEqualTo(Path.of("a.toml"));
-        assertThat(ServerMain.plainStart(new String[] {"verify", "-c", "a.toml"})).isNull();
-        assertThat(ServerMain.plainStart(new String[] {"-c", "--help"})).isNull();
-        assertThat(ServerMain.plainStart(new String[] {"--config="})).isNull();
-        assertThat(ServerMain.plainStart(new String[] {})).isNull();
     }
 }
