@@ -37,7 +37,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The two epoll bugs {@link FixedEpollIoHandler} works around; each test fails on Netty 4.2.18's
- * own handler (swap the factory to see it).
+ * own handler (swap the factory in {@link #oneLoop} to see it).
  */
 @ExtendWith(LeakGuard.class)
 class FixedEpollIoHandlerTest {
@@ -52,8 +52,7 @@ class FixedEpollIoHandlerTest {
     @Test
     @Timeout(60)
     void halfClosedSocketWritesEverythingAfterItsInputEnded() throws Exception {
-        assumeTrue(Epoll.isAvailable(), "epoll not available here");
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, FixedEpollIoHandler.newFactory());
+        EventLoopGroup group = oneLoop();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         try {
             Channel server = new ServerBootstrap()
@@ -120,8 +119,7 @@ class FixedEpollIoHandlerTest {
     @Test
     @Timeout(30)
     void aSocketCreatedDuringABatchGetsNoneOfItsEvents() throws Exception {
-        assumeTrue(Epoll.isAvailable(), "epoll not available here");
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, FixedEpollIoHandler.newFactory());
+        EventLoopGroup group = oneLoop();
         BlockingQueue<Channel> accepted = new LinkedBlockingQueue<>();
         CompletableFuture<Channel> connectedZ = new CompletableFuture<>();
         CompletableFuture<int[]> fds = new CompletableFuture<>();
@@ -199,6 +197,12 @@ class FixedEpollIoHandlerTest {
         } finally {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
         }
+    }
+
+    /** One epoll loop with the fixed handler (put EpollIoHandler.newFactory() here to see the bugs). */
+    private static EventLoopGroup oneLoop() {
+        assumeTrue(Epoll.isAvailable(), "epoll not available here");
+        return new MultiThreadIoEventLoopGroup(1, FixedEpollIoHandler.newFactory());
     }
 
     private static void sleep(long millis) {
