@@ -55,40 +55,35 @@ class FixedEpollIoHandlerTest {
         EventLoopGroup group = oneLoop();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         try {
-            Channel server = new ServerBootstrap()
-                    .group(group)
-                    .channel(EpollServerSocketChannel.class)
-                    .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
-                    .childHandler(new ChannelInboundHandlerAdapter() {
-                        @Override
-                        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                            ReferenceCountUtil.release(msg);
-                        }
+            Channel server = halfClosingServer(group, new ChannelInboundHandlerAdapter() {
+                @Override
+                public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                    ReferenceCountUtil.release(msg);
+                }
 
-                        @Override
-                        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-                            if (evt == ChannelInputShutdownEvent.INSTANCE) {
-                                // later, once the channel has settled with nothing to wait for
-                                ctx.executor().schedule(() -> writeAll(ctx), 100, TimeUnit.MILLISECONDS);
-                            }
-                        }
+                @Override
+                public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                    if (evt == ChannelInputShutdownEvent.INSTANCE) {
+                        // later, once the channel has settled with nothing to wait for
+                        ctx.executor().schedule(() -> writeAll(ctx), 100, TimeUnit.MILLISECONDS);
+                    }
+                }
 
-                        private void writeAll(ChannelHandlerContext ctx) {
-                            for (int i = 0; i < CHUNKS; i++) {
-                                ByteBuf chunk = ctx.alloc().directBuffer(CHUNK);
-                                chunk.writerIndex(CHUNK);
-                                ctx.write(chunk).addListener(f -> {
-                                    if (!f.isSuccess()) {
-                                        failure.compareAndSet(null, f.cause());
-                                    }
-                                });
+                private void writeAll(ChannelHandlerContext ctx) {
+                    for (int i = 0; i < CHUNKS; i++) {
+                        ByteBuf chunk = ctx.alloc().directBuffer(CHUNK);
+                        chunk.writerIndex(CHUNK);
+                        ctx.write(chunk).addListener(f -> {
+                            if (!f.isSuccess()) {
+                                failure.compareAndSet(null, f.cause());
                             }
-                            ctx.flush();
-                            ctx.writeAndFlush(ctx.alloc().buffer(0))
-                                    .addListener(f -> ((DuplexChannel) ctx.channel()).shutdownOutput());
-                        }
-                    })
-                    .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+                        });
+                    }
+                    ctx.flush();
+                    ctx.writeAndFlush(ctx.alloc().buffer(0))
+                            .addListener(f -> ((DuplexChannel) ctx.channel()).shutdownOutput());
+                }
+            });
             long received = 0;
             try (Socket client = new Socket()) {
                 client.setReceiveBufferSize(64 * 1024);
@@ -126,46 +121,41 @@ class FixedEpollIoHandlerTest {
         try (ServerSocket app = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             InetSocketAddress appAddress = (InetSocketAddress) app.getLocalSocketAddress();
             AtomicReference<Channel> channelX = new AtomicReference<>();
-            Channel server = new ServerBootstrap()
-                    .group(group)
-                    .channel(EpollServerSocketChannel.class)
-                    .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
-                    .childHandler(new ChannelInboundHandlerAdapter() {
-                        @Override
-                        public boolean isSharable() {
-                            return true;
-                        }
+            Channel server = halfClosingServer(group, new ChannelInboundHandlerAdapter() {
+                @Override
+                public boolean isSharable() {
+                    return true;
+                }
 
-                        @Override
-                        public void channelActive(ChannelHandlerContext ctx) {
-                            accepted.add(ctx.channel());
-                        }
+                @Override
+                public void channelActive(ChannelHandlerContext ctx) {
+                    accepted.add(ctx.channel());
+                }
 
-                        @Override
-                        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                            ReferenceCountUtil.release(msg);
-                            Channel x = channelX.get();
-                            if (ctx.channel() == x || connectedZ.isDone() || fds.isDone()) {
-                                return;
-                            }
-                            int fdX = ((EpollSocketChannel) x).fd().intValue();
-                            x.close();
-                            ChannelFuture z = new Bootstrap()
-                                    .group(ctx.channel().eventLoop())
-                                    .channel(EpollSocketChannel.class)
-                                    .handler(new ChannelInboundHandlerAdapter())
-                                    .connect(appAddress);
-                            fds.complete(new int[] {fdX, ((EpollSocketChannel) z.channel()).fd().intValue()});
-                            z.addListener((ChannelFuture f) -> {
-                                if (f.isSuccess()) {
-                                    connectedZ.complete(f.channel());
-                                } else {
-                                    connectedZ.completeExceptionally(f.cause());
-                                }
-                            });
+                @Override
+                public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                    ReferenceCountUtil.release(msg);
+                    Channel x = channelX.get();
+                    if (ctx.channel() == x || connectedZ.isDone() || fds.isDone()) {
+                        return;
+                    }
+                    int fdX = ((EpollSocketChannel) x).fd().intValue();
+                    x.close();
+                    ChannelFuture z = new Bootstrap()
+                            .group(ctx.channel().eventLoop())
+                            .channel(EpollSocketChannel.class)
+                            .handler(new ChannelInboundHandlerAdapter())
+                            .connect(appAddress);
+                    fds.complete(new int[] {fdX, ((EpollSocketChannel) z.channel()).fd().intValue()});
+                    z.addListener((ChannelFuture f) -> {
+                        if (f.isSuccess()) {
+                            connectedZ.complete(f.channel());
+                        } else {
+                            connectedZ.completeExceptionally(f.cause());
                         }
-                    })
-                    .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+                    });
+                }
+            });
             try (Socket x = new Socket(); Socket y = new Socket()) {
                 x.connect(server.localAddress());
                 Channel first = accepted.poll(5, TimeUnit.SECONDS);
@@ -197,6 +187,17 @@ class FixedEpollIoHandlerTest {
         } finally {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
         }
+    }
+
+    /** A listener on 127.0.0.1 whose accepted sockets allow half-closure and run {@code handler}. */
+    private static Channel halfClosingServer(EventLoopGroup group, ChannelInboundHandlerAdapter handler)
+            throws InterruptedException {
+        return new ServerBootstrap()
+                .group(group)
+                .channel(EpollServerSocketChannel.class)
+                .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
+                .childHandler(handler)
+                .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
     }
 
     /** One epoll loop with the fixed handler (put EpollIoHandler.newFactory() here to see the bugs). */
