@@ -16,6 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
+. bench/lib.sh
 
 QUICK=0; INSTALL=1; OUT=""
 while [ $# -gt 0 ]; do
@@ -102,14 +103,6 @@ start() { # start NAME CMD... : runs in the background, logs to $WORK/NAME.log, 
   LAST_PID=$!; PIDS+=($LAST_PID)
 }
 stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
-wait_port() { # wait_port PORT [SECONDS]
-  local end=$(( $(date +%s) + ${2:-20} ))
-  while [ "$(date +%s)" -lt $end ]; do
-    (exec 3<>/dev/tcp/127.0.0.1/$1) 2>/dev/null && return 0
-    sleep 0.1
-  done
-  return 1
-}
 descendants() { local k; for k in $(pgrep -P "$1" || true); do echo "$k"; descendants "$k"; done; }
 rss_mb() { awk '/VmRSS/ {printf "%.1f", $2/1024}' /proc/$1/status 2>/dev/null; }
 rss_kb() { awk '/VmRSS/ {print $2}' /proc/$1/status 2>/dev/null; }
@@ -138,20 +131,7 @@ bench_java() { java -cp "$BENCH_JAR" "$@"; }
 
 # ---- backends ----
 NGINX_PORT=17080; IPERF_PORT=17201; ECHO_PORT=17300
-mkdir -p "$WORK/nginx"
-cat > "$WORK/nginx.conf" <<NGINX
-worker_processes 1;
-pid $WORK/nginx.pid;
-error_log $WORK/nginx/error.log;
-events { worker_connections 8192; }
-http {
-  access_log off;
-  client_body_temp_path $WORK/nginx; proxy_temp_path $WORK/nginx; fastcgi_temp_path $WORK/nginx;
-  uwsgi_temp_path $WORK/nginx; scgi_temp_path $WORK/nginx;
-  keepalive_requests 10000000;
-  server { listen 127.0.0.1:$NGINX_PORT backlog=4096; location /ping { return 200 "pong\n"; } }
-}
-NGINX
+nginx_conf "$WORK" $NGINX_PORT > "$WORK/nginx.conf"
 start nginx nginx -c "$WORK/nginx.conf" -g 'daemon off;'
 start iperf3 iperf3 -s -B 127.0.0.1 -p $IPERF_PORT
 start echo java -Xmx256m -Xlog:gc:file="$WORK/gc-echo.log" -cp "$BENCH_JAR" dev.tunnel.bench.EchoServer --listen 127.0.0.1:$ECHO_PORT --threads 1
