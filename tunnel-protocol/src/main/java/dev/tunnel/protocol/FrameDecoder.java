@@ -1,32 +1,66 @@
 package dev.tunnel.protocol;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.ByteToMessageDecoder;
-import java.util.List;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
+import io.netty.util.ReferenceCountUtil;
 
 /**
  * Splits the byte stream into {@link Frame}s. The header's length is checked against the
  * maximum for its type before anything is buffered for it, so a peer cannot make us allocate
- * more than {@code maxDataPayload} per frame. DATA payloads are retained slices of the input,
- * not copies.
+ * more than {@code maxDataPayload} per frame.
  *
- * <p>A {@link ControlMessage.StartWorkConn} is the last frame of a work connection: the decoder
- * stops right behind it and decodes nothing more, so the handler that receives it can remove
- * this decoder and get the raw bytes that follow (a removed {@code ByteToMessageDecoder} passes
- * its remaining bytes on).
+ * <h3>No copies</h3>
+ * Large payloads are never copied: a DATA payload over 4 KiB that lies in one input buffer is a
+ * retained slice of it; one that spans several reads is a composite of retained slices of each.
+ * Small DATA payloads are copied into a buffer of their own: cheaper than a slice, and a few
+ * bytes held by a slow stream do not pin a whole 256 KiB read. Headers split across reads are
+ * copied, 10 bytes at most. This is why the decoder does not extend {@code ByteToMessageDecoder}:
+ * its cumulation copies every byte that follows a partial frame into a new buffer while slices of
+ * earlier frames are still held (until the consumer's socket has written them), which on a busy
+ * stream is nearly every byte.
+ *
+ * <h3>Errors</h3>
+ * The byte stream cannot be re-synchronised after a bad frame: the first {@link ProtocolException}
+ * is raised once, frames decoded before it have been passed on, and every later byte is dropped.
+ *
+ * <h3>Work connections</h3>
+ * A {@link ControlMessage.StartWorkConn} is the last frame of a work connection: the decoder
+ * stops right behind it and decodes nothing more; the bytes that follow are raw, and reach the
+ * next handler once the one that received the start message removes this decoder (at once, if
+ * it removed it while handling the message).
+ *
+ * <p>Threading: one instance per connection, used on its event loop.
  */
-public final class FrameDecoder extends ByteToMessageDecoder {
-    /** Default largest DATA payload accepted (senders use 64 KiB chunks). */
+public final class FrameDecoder extends ChannelInboundHandlerAdapter {
+    /** Default largest DATA payload accepted (senders use chunks of at most 256 KiB). */
     public static final int DEFAULT_MAX_DATA_PAYLOAD = 1 << 20;
     /** Default largest control message accepted. */
     public static final int DEFAULT_MAX_CONTROL_PAYLOAD = 64 * 1024;
     private static final int MAX_OPEN_PAYLOAD = 8 + ControlCodec.MAX_STRING;
+    /** A frame up to this size that spans reads is copied into one buffer rather than sliced. */
+    private static final int COPY_BELOW = 4096;
+    /** A payload arriving in more pieces than this is consolidated (copied): only a pathological peer does that. */
+    private static final int MAX_PIECES = 64;
 
     private final int maxDataPayload;
     private final int maxControlPayload;
+    private final byte[] header = new byte[Frame.HEADER_LENGTH];
+    private int headerBytes;
+    private boolean inPayload;
+    private byte type;
+    private byte flags;
+    private int streamId;
+    private int length;
+    private int remaining;
+    private ByteBuf payload;
     private boolean failed;
+    /** Set once a StartWorkConn was decoded: what follows is raw, held in {@link #raw} until removal. */
     private boolean rawFollows;
+    private CompositeByteBuf raw;
 
     public FrameDecoder() {
         this(DEFAULT_MAX_DATA_PAYLOAD, DEFAULT_MAX_CONTROL_PAYLOAD);
@@ -38,45 +72,162 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     }
 
     @Override
-    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
-        if (failed) {
-            in.skipBytes(in.readableBytes());
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof ByteBuf in)) {
+            ctx.fireChannelRead(msg);
             return;
         }
         if (rawFollows) {
-            return; // raw bytes stay in the cumulation until this decoder is removed
+            holdRaw(ctx, in);
+            return;
         }
         try {
-            decodeFrames(in, out);
-        } catch (ProtocolException e) {
-            // The byte stream cannot be re-synchronised after a bad frame. Drop what is buffered and
-            // all that follows, or decodeLast would raise the same error again when the connection
-            // closes and the reason would be logged twice.
+            if (!failed) {
+                decode(ctx, in);
+            }
+        } catch (DecoderException e) {
             failed = true;
-            in.skipBytes(in.readableBytes());
+            releasePayload();
             throw e;
+        } catch (RuntimeException e) {
+            failed = true;
+            releasePayload();
+            throw new DecoderException(e);
+        } finally {
+            in.release();
         }
     }
 
-    private void decodeFrames(ByteBuf in, List<Object> out) {
-        while (in.readableBytes() >= Frame.HEADER_LENGTH) {
-            int start = in.readerIndex();
-            byte type = in.getByte(start);
-            byte flags = in.getByte(start + 1);
-            int streamId = in.getInt(start + 2);
-            long length = in.getUnsignedInt(start + 6);
-            checkHeader(type, streamId, length);
-            if (in.readableBytes() < Frame.HEADER_LENGTH + length) {
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        releasePayload();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        releasePayload();
+        if (raw != null) {
+            ByteBuf rest = raw;
+            raw = null;
+            ctx.fireChannelRead(rest);
+        }
+    }
+
+    /** Keeps raw bytes behind a StartWorkConn for the handler after this one; takes ownership of {@code in}. */
+    private void holdRaw(ChannelHandlerContext ctx, ByteBuf in) {
+        if (ctx.isRemoved()) {
+            ctx.fireChannelRead(in);
+            return;
+        }
+        if (raw == null) {
+            raw = ctx.alloc().compositeBuffer(MAX_PIECES);
+        }
+        raw.addComponent(true, in);
+    }
+
+    private void decode(ChannelHandlerContext ctx, ByteBuf in) {
+        while (in.isReadable()) {
+            if (rawFollows) {
+                holdRaw(ctx, in.readRetainedSlice(in.readableBytes()));
                 return;
             }
+            if (!inPayload) {
+                if (!readHeader(in)) {
+                    return;
+                }
+                if (remaining == 0) {
+                    emit(ctx, Unpooled.EMPTY_BUFFER);
+                    continue;
+                }
+            }
+            int n = Math.min(remaining, in.readableBytes());
+            if (payload == null && n == remaining && (length > COPY_BELOW || type != Frame.TYPE_DATA)) {
+                remaining = 0;
+                emit(ctx, in.readRetainedSlice(n));
+                continue;
+            }
+            addPiece(ctx, in, n);
+            remaining -= n;
+            if (remaining == 0) {
+                ByteBuf whole = payload;
+                payload = null;
+                emit(ctx, whole);
+            }
+        }
+    }
+
+    /** Reads the header (from {@code in} directly when it holds all of it); false if more bytes are needed. */
+    private boolean readHeader(ByteBuf in) {
+        long length;
+        if (headerBytes == 0 && in.readableBytes() >= Frame.HEADER_LENGTH) {
+            int start = in.readerIndex();
+            type = in.getByte(start);
+            flags = in.getByte(start + 1);
+            streamId = in.getInt(start + 2);
+            length = in.getUnsignedInt(start + 6);
             in.skipBytes(Frame.HEADER_LENGTH);
-            Frame frame = decodePayload(type, flags, streamId, (int) length, in);
-            out.add(frame);
-            if (frame instanceof ControlFrame c && c.message() instanceof ControlMessage.StartWorkConn) {
-                rawFollows = true;
+        } else {
+            int n = Math.min(Frame.HEADER_LENGTH - headerBytes, in.readableBytes());
+            in.readBytes(header, headerBytes, n);
+            headerBytes += n;
+            if (headerBytes < Frame.HEADER_LENGTH) {
+                return false;
+            }
+            headerBytes = 0;
+            type = header[0];
+            flags = header[1];
+            streamId = intAt(header, 2);
+            length = intAt(header, 6) & 0xFFFFFFFFL;
+        }
+        checkHeader(type, streamId, length);
+        this.length = (int) length;
+        remaining = (int) length;
+        inPayload = true;
+        return true;
+    }
+
+    /**
+     * Adds the next {@code n} bytes of {@code in} to a payload that spans reads: copied into one
+     * buffer when the whole frame is small (control frames, short DATA: slicing would cost more
+     * than the copy), else as a retained slice of the read.
+     */
+    private void addPiece(ChannelHandlerContext ctx, ByteBuf in, int n) {
+        if (payload == null) {
+            if (length <= COPY_BELOW) {
+                payload = ctx.alloc().buffer(length);
+            } else {
+                payload = in.readRetainedSlice(n);
                 return;
             }
         }
+        if (payload instanceof CompositeByteBuf composite) {
+            composite.addComponent(true, in.readRetainedSlice(n));
+        } else if (length <= COPY_BELOW) {
+            payload.writeBytes(in, n);
+        } else {
+            CompositeByteBuf composite = ctx.alloc().compositeBuffer(MAX_PIECES);
+            composite.addComponent(true, payload);
+            composite.addComponent(true, in.readRetainedSlice(n));
+            payload = composite;
+        }
+    }
+
+    /** Passes on the frame whose header was read last; takes ownership of {@code body}. */
+    private void emit(ChannelHandlerContext ctx, ByteBuf body) {
+        inPayload = false;
+        Frame frame;
+        if (type == Frame.TYPE_DATA) {
+            frame = new DataFrame(streamId, body, (flags & Frame.FLAG_FIN) != 0);
+        } else {
+            try {
+                frame = decodeControl(type, streamId, body);
+            } finally {
+                body.release();
+            }
+            rawFollows = frame instanceof ControlFrame c && c.message() instanceof ControlMessage.StartWorkConn;
+        }
+        ctx.fireChannelRead(frame);
     }
 
     private void checkHeader(byte type, int streamId, long length) {
@@ -107,9 +258,9 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         }
     }
 
-    private static Frame decodePayload(byte type, byte flags, int streamId, int length, ByteBuf in) {
+    /** Decodes a frame other than DATA from its whole payload. */
+    private static Frame decodeControl(byte type, int streamId, ByteBuf in) {
         return switch (type) {
-            case Frame.TYPE_DATA -> new DataFrame(streamId, in.readRetainedSlice(length), (flags & Frame.FLAG_FIN) != 0);
             case Frame.TYPE_WINDOW_UPDATE -> {
                 int increment = in.readInt();
                 if (increment <= 0) {
@@ -119,8 +270,8 @@ public final class FrameDecoder extends ByteToMessageDecoder {
                 yield new WindowUpdateFrame(streamId, increment);
             }
             case Frame.TYPE_RESET -> new ResetFrame(streamId, in.readInt());
-            case Frame.TYPE_OPEN -> decodeOpen(streamId, in.readSlice(length));
-            default -> new ControlFrame(ControlCodec.decode(in.readSlice(length)));
+            case Frame.TYPE_OPEN -> decodeOpen(streamId, in);
+            default -> new ControlFrame(ControlCodec.decode(in));
         };
     }
 
@@ -134,5 +285,16 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             throw new ProtocolException("open frame has " + payload.readableBytes() + " trailing bytes");
         }
         return new OpenFrame(streamId, proxyId, source);
+    }
+
+    private static int intAt(byte[] bytes, int i) {
+        return (bytes[i] & 0xff) << 24 | (bytes[i + 1] & 0xff) << 16 | (bytes[i + 2] & 0xff) << 8 | bytes[i + 3] & 0xff;
+    }
+
+    private void releasePayload() {
+        if (payload != null) {
+            ReferenceCountUtil.safeRelease(payload);
+            payload = null;
+        }
     }
 }

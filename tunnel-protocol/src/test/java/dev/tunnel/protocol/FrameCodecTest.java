@@ -148,6 +148,38 @@ class FrameCodecTest {
         }
     }
 
+    /**
+     * A large payload spanning two reads is made of slices of both inputs, not a copy, also while
+     * a frame decoded earlier from the first input is still held (as it is until a socket wrote it).
+     */
+    @Test
+    void payloadSpanningTwoReadsIsNotCopied() {
+        byte[] wire = encode(List.of(new DataFrame(1, Unpooled.wrappedBuffer(randomBytes(100, 5)), false),
+                new DataFrame(1, Unpooled.wrappedBuffer(randomBytes(10_000, 6)), false)));
+        // first frame: header at 0, payload 10..109; second: header at 110, payload 120..10119
+        ByteBuf first = Unpooled.directBuffer().writeBytes(wire, 0, 600);
+        ByteBuf second = Unpooled.directBuffer().writeBytes(wire, 600, wire.length - 600);
+        first.retain();
+        second.retain();
+        EmbeddedChannel decoder = channel(new FrameDecoder());
+        decoder.writeInbound(first);
+        DataFrame held = decoder.readInbound();
+        decoder.writeInbound(second);
+        DataFrame spanning = decoder.readInbound();
+
+        first.setByte(599, ~first.getByte(599));
+        second.setByte(0, ~second.getByte(0));
+        assertThat(spanning.content().readableBytes()).isEqualTo(10_000);
+        assertThat(spanning.content().getByte(479)).isEqualTo(first.getByte(599));
+        assertThat(spanning.content().getByte(480)).isEqualTo(second.getByte(0));
+        held.release();
+        spanning.release();
+        first.release();
+        second.release();
+        assertThat(first.refCnt()).isZero();
+        assertThat(second.refCnt()).isZero();
+    }
+
     @Test
     void anySplitOfTheByteStreamDecodesToTheSameFrames() {
         List<Frame> frames = List.of(
