@@ -213,6 +213,7 @@ public final class TunnelClient implements AutoCloseable {
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, Math.max(1, t.dialServerTimeout) * 1000)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true)
+                .option(ChannelOption.RCVBUF_ALLOCATOR, Transports.bulkReads())
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(512 * 1024, 2 * 1024 * 1024))
                 .handler(new ClientChannelInitializer(tlsHandler, identity, credentials,
                         new MuxSettings(t.tcpMuxInitialWindow, t.tcpMuxMaxWindow), pingInterval(t),

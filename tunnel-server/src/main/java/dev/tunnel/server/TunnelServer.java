@@ -78,6 +78,7 @@ public final class TunnelServer implements AutoCloseable {
                     .option(ChannelOption.SO_REUSEADDR, true)
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childOption(ChannelOption.SO_KEEPALIVE, true)
+                    .childOption(ChannelOption.RCVBUF_ALLOCATOR, Transports.bulkReads())
                     .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(512 * 1024, 2 * 1024 * 1024))
                     .childHandler(new ServerChannelInitializer(context, ssl, config.transport.tls.force, mux,
                             config.transport.heartbeatTimeout, config.transport.tcpMuxKeepaliveInterval));
