@@ -34,8 +34,11 @@ import java.util.ArrayDeque;
  * once FIN went both ways. {@link #reset(int)} aborts both directions at once.
  */
 public final class MuxStream {
-    /** Largest DATA payload this side sends. */
-    static final int MAX_CHUNK = 64 * 1024;
+    /**
+     * Largest DATA payload this side sends: one read of a relayed socket (Transports.MAX_READ)
+     * goes out as one frame. Peers accept up to 1 MiB (FrameDecoder.DEFAULT_MAX_DATA_PAYLOAD).
+     */
+    static final int MAX_CHUNK = 256 * 1024;
 
     private final MuxSession session;
     private final int id;
