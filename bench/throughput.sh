@@ -9,8 +9,11 @@
 #                                               several builds in one run; each value is a directory
 #                                               holding tunnel-server.jar and tunnel-client.jar, or
 #                                               "." for this tree's target/ jars
+#                                               OPTS_<name>="-D..." adds JVM options to one build's tunnels
 #   options (env): ROUNDS=3 T=5 (iperf3 seconds) D=5 (wrk seconds) TESTS="i1 i8 i1p close"
 #                  JAVA_OPTS="..." (both tunnel processes) KEEP_WORK=1
+#                  RATE=800M: iperf3 at a fixed rate (-b, per stream), so every build moves the same
+#                  bytes and the *-cpu rows compare CPU per GB without the throughput differing
 #
 # Listens on 127.0.0.1:18600-18699 only; everything it starts is stopped on exit.
 set -euo pipefail
@@ -45,17 +48,17 @@ declare -A WEB IPP
 WEB[direct]=$NGINX; IPP[direct]=$IPERF
 base=18610
 for v in $VARIANTS; do
-  name=${v%%=*}; dir=${v#*=}
+  name=${v%%=*}; dir=${v#*=}; opts_var=OPTS_$name; opts="${JAVA_OPTS:-} ${!opts_var:-}"
   for tls in true false; do
     col=$name-$([ $tls = true ] && echo tls || echo plain)
     printf 'bindAddr = "127.0.0.1"\nbindPort = %d\nauth.token = "bench"\ntransport.tls.force = %s\nlog.level = "warn"\n' \
         $base $tls > "$WORK/$col-s.toml"
     printf 'serverAddr = "127.0.0.1"\nserverPort = %d\nauth.token = "bench"\ntransport.tls.enable = %s\nlog.level = "warn"\n[[proxies]]\nname = "web"\nlocalPort = %d\nremotePort = %d\n[[proxies]]\nname = "iperf"\nlocalPort = %d\nremotePort = %d\n' \
         $base $tls $NGINX $((base + 1)) $IPERF $((base + 2)) > "$WORK/$col-c.toml"
-    java ${JAVA_OPTS:-} -jar "$(jar "$dir" server)" -c "$WORK/$col-s.toml" > "$WORK/$col-server.log" 2>&1 & PIDS+=($!)
+    java $opts -jar "$(jar "$dir" server)" -c "$WORK/$col-s.toml" > "$WORK/$col-server.log" 2>&1 & PIDS+=($!)
     echo $! > "$WORK/$col-server.pid"
     wait_port $base || { echo "$col: server did not start" >&2; cat "$WORK/$col-server.log" >&2; exit 1; }
-    java ${JAVA_OPTS:-} -jar "$(jar "$dir" client)" -c "$WORK/$col-c.toml" > "$WORK/$col-client.log" 2>&1 & PIDS+=($!)
+    java $opts -jar "$(jar "$dir" client)" -c "$WORK/$col-c.toml" > "$WORK/$col-client.log" 2>&1 & PIDS+=($!)
     echo $! > "$WORK/$col-client.pid"
     wait_port $((base + 2)) 20 || { echo "$col: client did not come up" >&2; cat "$WORK/$col-client.log" >&2; exit 1; }
     WEB[$col]=$((base + 1)); IPP[$col]=$((base + 2))
@@ -74,7 +77,7 @@ ticks() {
   done
   echo $t
 }
-iperf_mbit() { iperf3 -c 127.0.0.1 -p "$1" -P "$2" -t "$T" -f m 2>&1 | awk '/receiver/ {v=$(NF-2)} END {print v+0}'; }
+iperf_mbit() { iperf3 -c 127.0.0.1 -p "$1" -P "$2" -t "$T" ${RATE:+-b $RATE} -f m 2>&1 | awk '/receiver/ {v=$(NF-2)} END {print v+0}'; }
 wrk_close() { wrk -t1 -c50 -d"${D}s" --timeout 10s -H "Connection: close" "http://127.0.0.1:$1/ping" 2>&1 \
     | awk '/Requests\/sec/ {printf "%.0f", $2}'; }
 
