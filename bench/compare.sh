@@ -43,13 +43,16 @@ put() { [ -n "$3" ] && echo "$1 $2 $3" >> "$RESULTS"; log "  $1 $2 = ${3:-?}"; }
 # ---- durations and counts ----
 if [ $QUICK = 1 ]; then
   D=2; IPERF_T=2; LINK_IPERF_T=3; TTFB_N=5; IDLE_N=300; LONG_N=200; LONG_S=5; LONG_INTERVAL=1000; LONG_WARMUP=1000
-  WARM_S=1
+  WARM_S=1; IPERF_WARM_S=1; LINK_WARM_S=1
   RATE_S=3; SETTLE=1
 else
   D=10; IPERF_T=5; LINK_IPERF_T=10; TTFB_N=20; IDLE_N=10000; LONG_N=20000; LONG_S=60; LONG_INTERVAL=5000; LONG_WARMUP=10000
   # A JVM's C2 compiler is still busy 20-30 s into such a load on 2 cores (perf: a quarter of the
   # tunnel's CPU); a server runs for days, so each HTTP figure follows its own warm-up.
   WARM_S=15
+  # The bulk path (large reads, TLS records, DATA frames) is compiled separately from the HTTP
+  # one; over the link, the client is a fresh JVM (it was restarted behind the emulator).
+  IPERF_WARM_S=8; LINK_WARM_S=8
   RATE_S=15; SETTLE=3
 fi
 DELAY_MS=40
@@ -144,6 +147,7 @@ loopback() {
   local col=$1 web=$2 ip=$3; shift 3
   log "$col: loopback (wrk ${D}s, iperf3 ${IPERF_T}s)"
   http_block $col $web "$@"
+  iperf_run $ip 1 $IPERF_WARM_S >/dev/null   # warm-up
   put iperf1_gbit $col "$(mbit_to_gbit "$(iperf_run $ip 1 $IPERF_T)")"
   put iperf8_gbit $col "$(mbit_to_gbit "$(iperf_run $ip 8 $IPERF_T)")"
 }
@@ -173,6 +177,7 @@ us_per_request() { # us_per_request RPS TICKS_BEFORE PIDS... : CPU microseconds 
 overlink() {
   local col=$1 web=$2 ip=$3 r
   log "$col: over the emulated link (${DELAY_MS} ms each way)"
+  wrk_run "http://127.0.0.1:$web/ping" 50 $LINK_WARM_S -H "Connection: close" >/dev/null   # warm-up
   put link_ttfb_ms $col "$(bench_java dev.tunnel.bench.FirstByte --target 127.0.0.1:$web --samples $TTFB_N | awk '/^RESULT/ {split($2,a,"="); print a[2]}')"
   wrk_run "http://127.0.0.1:$web/ping" 50 2 >/dev/null
   r=($(wrk_run "http://127.0.0.1:$web/ping" 50 $D))
@@ -434,8 +439,8 @@ note "Everything runs on this one machine over 127.0.0.1, so the load tools, ngi
 note "direct: the load tool straight to the backend. ssh -R: OpenSSH $(ssh -V 2>&1 | cut -d, -f1), default cipher, to a local sshd (own config, key auth); the tunnel: tunnel-server and tunnel-client jars with default JVM settings."
 note "CPU per request: utime + stime (all threads, /proc/PID/stat) of the relay's processes on both sides (tunnel-server and tunnel-client; both HAProxy processes; every sshd process of the session and ssh) during the measured ${D} s, divided by the requests served: what a relay costs a 1-core VPS, whatever the cores of this machine did."
 note "HTTP: wrk -t1 -c50 for ${D} s against nginx /ping (a 5-byte body), each after a ${WARM_S} s warm-up of the same load (the JIT compilers of a fresh JVM are busy for tens of seconds; a server runs for days); Connection: close makes every request a new tunneled connection."
-note "iperf3: ${IPERF_T} s, 1 and 8 parallel streams, client to server (public side to home side)."
-note "Emulated link: the bench LinkEmulator relays with ${DELAY_MS} ms each way (80 ms RTT) between tunnel-client and tunnel-server, between ssh and sshd, and for direct between the load tool and the backend (one RTT for the request: the emulator answers the TCP handshake locally). First byte: FirstByte, connect + GET /ping, median of $TTFB_N new connections."
+note "iperf3: ${IPERF_T} s, 1 and 8 parallel streams, client to server (public side to home side), after ${IPERF_WARM_S} s of one stream as warm-up."
+note "Emulated link: the bench LinkEmulator relays with ${DELAY_MS} ms each way (80 ms RTT) between tunnel-client and tunnel-server, between ssh and sshd, and for direct between the load tool and the backend (one RTT for the request: the emulator answers the TCP handshake locally). First byte: FirstByte, connect + GET /ping, median of $TTFB_N new connections, after ${LINK_WARM_S} s of wrk -c50 with Connection: close over the same link (every column alike; the client behind the link is a fresh JVM) and after FirstByte has warmed its own socket code against a listener of its own."
 note "Memory: VmRSS of the whole process from /proc/PID/status (for ssh -R, every sshd process of the session on the server side), measured first on fresh processes. Idle after start-up; the maximum sampled every 0.5 s during ${RATE_S} s of wrk -t1 -c10 with bench/rate.lua (a 10 ms delay before each request, about 1,000 req/s: Debian's wrk has no -R); then while LongConnLoad holds $IDLE_N idle connections, per connection = (RSS holding them - RSS just before) / $IDLE_N."
 note "mux TLS, 1 GB VPS JVM: the same tunnel launched with the flags README recommends for a 1 GB VPS, $SMALL_JVM. Memory and long-connection targets are judged on this column: it is how the tunnel is meant to run there."
 note "2 HAProxy hops: HAProxy $(haproxy -v 2>/dev/null | head -1 | awk '{print $3}') in TCP mode, two processes of one thread chained (public port -> hop -> backend, like tunnel-server and tunnel-client), no TLS: the two user-space hops every tunnel adds, in C, as a floor for what a tunnel can reach on this machine."
