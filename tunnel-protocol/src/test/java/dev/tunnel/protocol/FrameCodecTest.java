@@ -14,6 +14,8 @@ import dev.tunnel.protocol.ControlMessage.Pong;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.EncoderException;
 import java.util.ArrayList;
@@ -81,6 +83,29 @@ class FrameCodecTest {
         ByteBuf raw = ch.readInbound();
         assertThat(raw.toString(java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo("GET / HTTP/1.1\r\n");
         raw.release();
+    }
+
+    @Test
+    void aHandlerThatRemovesTheDecoderOnStartGetsTheRawBytesInOrder() {
+        List<Object> seen = new ArrayList<>();
+        EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(), new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                if (msg instanceof ControlFrame) {
+                    ctx.pipeline().removeFirst(); // the decoder, while it is handing on START
+                    seen.add(msg);
+                } else {
+                    ByteBuf raw = (ByteBuf) msg;
+                    seen.add(raw.toString(java.nio.charset.StandardCharsets.US_ASCII));
+                    raw.release();
+                }
+            }
+        });
+        channels.add(ch);
+        ch.writeInbound(Unpooled.wrappedBuffer(encode(List.of(
+                new ControlFrame(new ControlMessage.StartWorkConn(1, "src")))), "GET / ".getBytes()));
+        ch.writeInbound(Unpooled.wrappedBuffer("HTTP/1.1\r\n".getBytes()));
+        assertThat(seen).containsExactly(new ControlFrame(new ControlMessage.StartWorkConn(1, "src")), "GET / ", "HTTP/1.1\r\n");
     }
 
     @ParameterizedTest
