@@ -241,6 +241,8 @@ longrun() {
   # Pauses over 50 ms in the load tool or the echo backend during the run (they land in every column's tail).
   awk -v c=$col '/Pause/ {v=$NF; sub(/ms/,"",v); if (v+0 > 50) print "    gc pause > 50 ms (" FILENAME "): " $0}' "$WORK"/gc-long-$col-*.log "$WORK/gc-echo.log" >&2 || true
   echo "$m" > "$WORK/long-$col.txt"; echo "$m" | sed 's/^/    /' >&2
+  # When each load process saw its late round trips (a stall of every connection, or spread out).
+  for i in $(seq 1 $LOAD_PROCS); do grep -h '^late round trips' "$WORK/long-$col-$i.txt" | sed "s/^/    process $i: /" >&2 || true; done
   local line; line=$(echo "$m" | grep '^RESULT' || true)
   get() { echo "$line" | tr ' ' '\n' | awk -F= -v k=$1 '$1==k {print $2}'; }
   put long_conns $col "$(get open)"; put long_sent $col "$(get sent)"; put long_lost $col "$(get lost)"

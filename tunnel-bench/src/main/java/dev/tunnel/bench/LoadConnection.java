@@ -31,12 +31,20 @@ final class LoadConnection extends ChannelInboundHandlerAdapter {
 
     /** When every connection stops sending. */
     static final class Clock {
+        private volatile long sendingFrom = Long.MAX_VALUE;
         private volatile long sendingUntil = Long.MAX_VALUE;
         private volatile long recordingFrom = Long.MAX_VALUE;
 
-        void start(long recordFrom, long until) {
+        void start(long from, long recordFrom, long until) {
+            sendingFrom = from;
             recordingFrom = recordFrom;
             sendingUntil = until;
+        }
+
+        /** Whole seconds from the start of sending to {@code sentAt}; negative before (the first message of a connection). */
+        long secondOf(long sentAt) {
+            long from = sendingFrom;
+            return from == Long.MAX_VALUE ? -1 : Math.floorDiv(sentAt - from, 1_000_000_000L);
         }
 
         /** Messages sent during the warm-up (JIT, first connections) count, but their RTT is not recorded. */
@@ -146,6 +154,7 @@ final class LoadConnection extends ChannelInboundHandlerAdapter {
             if (clock.recording(sentAt)) {
                 stats.recordRtt(now - sentAt);
             }
+            stats.late.record(clock.secondOf(sentAt), now - sentAt);
             if (seq == 0) {
                 markReady();
             }

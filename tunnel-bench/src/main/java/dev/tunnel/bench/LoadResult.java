@@ -90,6 +90,9 @@ public record LoadResult(long attempted, long open, LoadStats.Snapshot stats, do
                 fmt(rttMillis(99)), fmt(maxRttMillis())));
         b.append(String.format(Locale.ROOT, "load tool cpu: %.1f s in %.1f s = %.1f%% of %d cores; busiest event loop %.1f%% of one core%n",
                 cpuSeconds, wallSeconds, cpuPercent(), cores, wallSeconds <= 0 ? 0 : 100 * busiestLoopCpuSeconds / wallSeconds));
+        if (stats.late() != null) { // one process's run; merged results have each its own start
+            b.append(stats.late().report()).append(System.lineSeparator());
+        }
         StringBuilder line = new StringBuilder("RESULT");
         figures().forEach((k, v) -> line.append(' ').append(k).append('=').append(v));
         return b.append(line).toString();
@@ -133,7 +136,7 @@ public record LoadResult(long attempted, long open, LoadStats.Snapshot stats, do
         }
         LoadStats.Snapshot s = new LoadStats.Snapshot(Long.parseLong(c[3]), Long.parseLong(c[4]), Long.parseLong(c[5]),
                 Long.parseLong(c[6]), Long.parseLong(c[7]), Long.parseLong(c[8]), Long.parseLong(c[9]), "", h,
-                Integer.parseInt(c[15]));
+                Integer.parseInt(c[15]), null);
         return new LoadResult(Long.parseLong(c[1]), Long.parseLong(c[2]), s, Double.parseDouble(c[10]),
                 Double.parseDouble(c[11]), Double.parseDouble(c[12]), Double.parseDouble(c[13]), Integer.parseInt(c[14]));
     }
@@ -163,7 +166,7 @@ public record LoadResult(long attempted, long open, LoadStats.Snapshot stats, do
             histograms += s.histograms();
             cores = r.cores;
         }
-        LoadStats.Snapshot s = new LoadStats.Snapshot(sent, received, dup, ooo, corrupt, failed, early, "", h, histograms);
+        LoadStats.Snapshot s = new LoadStats.Snapshot(sent, received, dup, ooo, corrupt, failed, early, "", h, histograms, null);
         return new LoadResult(attempted, open, s, connect, wall, cpu, busiest, cores);
     }
 

@@ -26,6 +26,12 @@ final class LoadStats {
     boolean closing;
     String firstError = "";
     private final Histogram rtt = newHistogram();
+    final LateTimeline late;
+
+    /** @param seconds seconds of sending the late-message timeline keeps apart */
+    LoadStats(int seconds) {
+        late = new LateTimeline(seconds);
+    }
 
     void recordRtt(long nanos) {
         rtt.recordValue(Math.min(rtt.getHighestTrackableValue(), Math.max(1, nanos / 1000)));
@@ -44,7 +50,7 @@ final class LoadStats {
 
     /** Sums of every loop's counters, and one histogram merged from theirs. */
     record Snapshot(long sent, long received, long duplicated, long outOfOrder, long corrupt, long connectFailed,
-                    long closedEarly, String firstError, Histogram rtt, int histograms) {
+                    long closedEarly, String firstError, Histogram rtt, int histograms, LateTimeline late) {
         long lost() {
             return sent - received;
         }
@@ -54,10 +60,11 @@ final class LoadStats {
         }
     }
 
-    static Snapshot collect(Map<EventExecutor, LoadStats> perLoop) {
+    static Snapshot collect(Map<EventExecutor, LoadStats> perLoop, int seconds) {
         long[] c = new long[7];
         String[] err = {""};
         Histogram merged = newHistogram();
+        LateTimeline late = new LateTimeline(seconds);
         for (var e : perLoop.entrySet()) {
             LoadStats s = e.getValue();
             e.getKey().submit(() -> {
@@ -72,9 +79,10 @@ final class LoadStats {
                     err[0] = s.firstError;
                 }
                 merged.add(s.rtt);
+                s.late.addTo(late);
             }).syncUninterruptibly();
         }
-        return new Snapshot(c[0], c[1], c[2], c[3], c[4], c[5], c[6], err[0], merged, perLoop.size());
+        return new Snapshot(c[0], c[1], c[2], c[3], c[4], c[5], c[6], err[0], merged, perLoop.size(), late);
     }
 
     /** Marks the end of the run: closes from now on are ours, not failures. */

@@ -74,8 +74,9 @@ public final class LongConnLoad {
     public static LoadResult run(Options o, Runnable connectedCallback) throws InterruptedException {
         EventLoopGroup group = Transports.newGroup(o.threads(), "load");
         Map<EventExecutor, LoadStats> stats = new IdentityHashMap<>();
+        int seconds = (int) Math.min(100_000, o.durationSeconds() + (o.drainMillis() + 999) / 1000 + 1);
         for (EventExecutor loop : group) {
-            stats.put(loop, new LoadStats());
+            stats.put(loop, new LoadStats(seconds));
         }
         ConcurrentLinkedQueue<Channel> channels = new ConcurrentLinkedQueue<>();
         long sendingUntil = Long.MAX_VALUE;
@@ -134,7 +135,7 @@ public final class LongConnLoad {
             long start = System.nanoTime();
             if (o.intervalMillis() > 0) {
                 sendingUntil = start + TimeUnit.SECONDS.toNanos(o.durationSeconds());
-                clock.start(start + TimeUnit.MILLISECONDS.toNanos(o.warmupMillis()), sendingUntil);
+                clock.start(start, start + TimeUnit.MILLISECONDS.toNanos(o.warmupMillis()), sendingUntil);
                 for (Channel ch : channels) {
                     LoadConnection conn = ch.pipeline().get(LoadConnection.class);
                     if (conn != null) { // null once the channel closed: it is counted as closed early
@@ -145,12 +146,12 @@ public final class LongConnLoad {
             TimeUnit.SECONDS.sleep(o.durationSeconds());
             // Let the last round trips finish: until every sent message came back or the drain time is up.
             long drainUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(o.drainMillis());
-            while (System.nanoTime() < drainUntil && !LoadStats.collect(stats).allAnswered()) {
+            while (System.nanoTime() < drainUntil && !LoadStats.collect(stats, seconds).allAnswered()) {
                 TimeUnit.MILLISECONDS.sleep(20);
             }
             double wall = (System.nanoTime() - start) / 1e9;
             CpuMeter.Reading reading = cpu.read();
-            LoadStats.Snapshot snap = LoadStats.collect(stats);
+            LoadStats.Snapshot snap = LoadStats.collect(stats, seconds);
             return new LoadResult(o.connections(), channels.size() - snap.closedEarly(), snap, connectSeconds, wall,
                     reading.processCpuSeconds(), reading.busiestThreadCpuSeconds(), Runtime.getRuntime().availableProcessors());
         } finally {
