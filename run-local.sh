@@ -20,5 +20,16 @@ for _ in $(seq 1 50); do
 done
 java -jar tunnel-client/target/tunnel-client.jar -c config/client.toml &
 client=$!
-echo "tunnel is up: curl http://127.0.0.1:6080/   (Ctrl-C to stop)"
+# "Up" once the public port answers: the client logs in and the server opens the port first.
+up=0
+for _ in $(seq 1 100); do
+  (exec 3<>/dev/tcp/127.0.0.1/6080) 2>/dev/null && { up=1; break; }
+  kill -0 $client 2>/dev/null || break
+  sleep 0.2
+done
+if [ $up = 1 ]; then
+  echo "tunnel is up: curl http://127.0.0.1:6080/   (Ctrl-C to stop)"
+else
+  echo "the public port 6080 did not open: see the server's and the client's messages above" >&2
+fi
 wait
