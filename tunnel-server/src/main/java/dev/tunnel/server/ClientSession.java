@@ -4,6 +4,7 @@ import dev.tunnel.protocol.ControlMessage.Login;
 import dev.tunnel.protocol.ControlMessage.NewProxy;
 import dev.tunnel.protocol.ControlMessage.NewProxyResult;
 import dev.tunnel.protocol.mux.MuxSession;
+import dev.tunnel.protocol.transport.LastWrites;
 import io.netty.channel.ChannelFuture;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
@@ -29,6 +30,8 @@ import org.slf4j.LoggerFactory;
 final class ClientSession {
     private static final Logger log = LoggerFactory.getLogger(ClientSession.class);
     private static final int MAX_PICK_ATTEMPTS = 64;
+    /** How long a stop waits for the client connection's last frames to be written. */
+    private static final long LAST_WRITES_MILLIS = 2000;
 
     private final String id;
     private final String user;
@@ -283,8 +286,9 @@ final class ClientSession {
     }
 
     /** Closes the tunnel connection (after the drain); any thread. */
+    /** Closes the client's connection once what its loop has queued (the last streams' FINs) is written. */
     void closeConnection() {
-        mux.channel().close();
+        LastWrites.flushThenClose(mux.channel(), LAST_WRITES_MILLIS);
     }
 
     private NewProxyResult failed(NewProxy request, String reason) {
