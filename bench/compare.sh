@@ -224,9 +224,12 @@ longrun() {
   log "$col: $LONG_N long connections, one message per ${LONG_INTERVAL} ms for ${LONG_S}s ($LOAD_PROCS load processes)"
   command -v nstat >/dev/null && nstat -n
   local drops0; drops0=$(softnet_drops)
+  # The processes start sending together and close together (ProcessBarrier): one's ramp or
+  # teardown of ~10,000 connections must not land in another's measured round trips.
+  local barrier="$WORK/barrier-$col"; rm -rf "$barrier"
   for i in $(seq 1 $LOAD_PROCS); do
     java -Xlog:gc:file="$WORK/gc-long-$col-$i.log" -cp "$BENCH_JAR" dev.tunnel.bench.LongConnLoad --target 127.0.0.1:$port --connections $per \
-        --interval-ms $LONG_INTERVAL --duration-s $LONG_S --warmup-ms $LONG_WARMUP --threads 2 \
+        --interval-ms $LONG_INTERVAL --duration-s $LONG_S --warmup-ms $LONG_WARMUP --threads 2 --barrier "$barrier" --parties $LOAD_PROCS \
         --sources 127.0.0.$((i + 1)) --connect-rate 2000 --out "$WORK/long-$col-$i.res" > "$WORK/long-$col-$i.txt" 2>&1 &
     pids+=($!); files+=("$WORK/long-$col-$i.res")
   done
@@ -446,6 +449,6 @@ note "Emulated link: the bench LinkEmulator relays with ${DELAY_MS} ms each way 
 note "Memory: VmRSS of the whole process from /proc/PID/status (for ssh -R, every sshd process of the session on the server side), measured first on fresh processes. Idle after start-up; the maximum sampled every 0.5 s during ${RATE_S} s of wrk -t1 -c10 with bench/rate.lua (a 10 ms delay before each request, about 1,000 req/s: Debian's wrk has no -R); then while LongConnLoad holds $IDLE_N idle connections, per connection = (RSS holding them - RSS just before) / $IDLE_N."
 note "mux TLS, 1 GB VPS JVM: the same tunnel launched with the flags README recommends for a 1 GB VPS, $SMALL_JVM. The memory targets are judged on this column (it is how the tunnel is meant to run there); the long-connection target on mux TLS, like the speed targets, with this column's figures beside it."
 note "2 HAProxy hops: HAProxy $(haproxy -v 2>/dev/null | head -1 | awk '{print $3}') in TCP mode, two processes of one thread chained (public port -> hop -> backend, like tunnel-server and tunnel-client), no TLS: the two user-space hops every tunnel adds, in C, as a floor for what a tunnel can reach on this machine."
-note "Long connections: LongConnLoad, $LONG_N connections to an echo backend split over $LOAD_PROCS processes of 2 event loops each (each from its own 127.0.0.x), opened at most 2,000/s and 512 at a time per process, a connection counting as open once its first message has come back (so a connect the kernel completed but the target has not accepted yet is not open; the ramp follows the pace the target accepts); then a 64-byte sequenced, timestamped message every $((LONG_INTERVAL / 1000)) s each for ${LONG_S} s; RTTs of the first message and of the first $((LONG_WARMUP / 1000)) s are not recorded (set-up, JIT warm-up), everything is counted; percentiles come from the raw histograms of every event loop merged; the tool prints its own CPU use."
+note "Long connections: LongConnLoad, $LONG_N connections to an echo backend split over $LOAD_PROCS processes of 2 event loops each (each from its own 127.0.0.x), opened at most 2,000/s and 512 at a time per process, a connection counting as open once its first message has come back (so a connect the kernel completed but the target has not accepted yet is not open; the ramp follows the pace the target accepts); then, once every process is connected (they wait for each other, and none closes its connections before all have drained, so no process's ramp or teardown lands in another's round trips), a 64-byte sequenced, timestamped message every $((LONG_INTERVAL / 1000)) s each for ${LONG_S} s; RTTs of the first message and of the first $((LONG_WARMUP / 1000)) s are not recorded (set-up, JIT warm-up), everything is counted; percentiles come from the raw histograms of every event loop merged; the tool prints its own CPU use."
 bench_java dev.tunnel.bench.Report --results "$RESULTS" --meta "$META" --out "$OUT" --svg "$SVG"
 cp "$RESULTS" "${OUT%.md}-raw.txt"

@@ -37,7 +37,7 @@ import java.util.concurrent.TimeUnit;
  * java -cp tunnel-bench.jar dev.tunnel.bench.LongConnLoad --target 127.0.0.1:6000 \
  *      --connections 20000 --interval-ms 5000 --duration-s 60 [--threads 2] \
  *      [--sources 127.0.0.2,127.0.0.3] [--connect-rate 2000] [--message-size 64] [--warmup-ms 2000]
- *      [--drain-ms 5000] [--out result.txt]
+ *      [--drain-ms 5000] [--out result.txt] [--barrier DIR --parties N]
  * java -cp tunnel-bench.jar dev.tunnel.bench.LongConnLoad merge result-1.txt result-2.txt
  * </pre>
  *
@@ -52,9 +52,13 @@ import java.util.concurrent.TimeUnit;
  * tail otherwise. {@code --interval-ms 0} only holds the connections (for memory per idle connection). Several
  * processes (one file descriptor limit each) write {@code --out} files that {@code merge}
  * combines. {@code --sources} spreads connections over local addresses when one address runs
- * out of ephemeral ports.
+ * out of ephemeral ports. {@code --barrier DIR --parties N} lines up N such processes: all start
+ * sending when the last is connected, and none closes its connections before all have drained
+ * ({@link ProcessBarrier}).
  */
 public final class LongConnLoad {
+    /** Longest wait at a barrier: ssh -R took three minutes to open 20,000 connections here. */
+    private static final long BARRIER_TIMEOUT_MILLIS = 600_000;
     /** Load settings. */
     public record Options(List<InetSocketAddress> targets, int connections, long intervalMillis, long durationSeconds,
                           int threads, List<String> sources, int connectRate, int messageSize, long drainMillis,
@@ -72,6 +76,10 @@ public final class LongConnLoad {
 
     /** Runs the load; {@code connectedCallback} runs once every connection is up (or failed). */
     public static LoadResult run(Options o, Runnable connectedCallback) throws InterruptedException {
+        return run(o, ProcessBarrier.NONE, connectedCallback);
+    }
+
+    static LoadResult run(Options o, ProcessBarrier barrier, Runnable connectedCallback) throws InterruptedException {
         EventLoopGroup group = Transports.newGroup(o.threads(), "load");
         Map<EventExecutor, LoadStats> stats = new IdentityHashMap<>();
         int seconds = (int) Math.min(100_000, o.durationSeconds() + (o.drainMillis() + 999) / 1000 + 1);
@@ -130,6 +138,7 @@ public final class LongConnLoad {
             }
             double connectSeconds = (System.nanoTime() - wallStart) / 1e9;
             connectedCallback.run();
+            barrier.await("connected");
 
             CpuMeter cpu = new CpuMeter("load-");
             long start = System.nanoTime();
@@ -152,6 +161,7 @@ public final class LongConnLoad {
             double wall = (System.nanoTime() - start) / 1e9;
             CpuMeter.Reading reading = cpu.read();
             LoadStats.Snapshot snap = LoadStats.collect(stats, seconds);
+            barrier.await("drained"); // closing thousands of connections would delay the others' last round trips
             return new LoadResult(o.connections(), channels.size() - snap.closedEarly(), snap, connectSeconds, wall,
                     reading.processCpuSeconds(), reading.busiestThreadCpuSeconds(), Runtime.getRuntime().availableProcessors());
         } finally {
@@ -186,7 +196,10 @@ public final class LongConnLoad {
                 args.number("drain-ms", 5000, 0, 600_000),
                 args.number("warmup-ms", 2000, 0, 3_600_000));
         String out = args.string("out", "");
-        LoadResult result = run(o, () -> System.out.println("connected: ready"));
+        String barrierDir = args.string("barrier", "");
+        ProcessBarrier barrier = barrierDir.isEmpty() ? ProcessBarrier.NONE
+                : new ProcessBarrier(Path.of(barrierDir), (int) args.number("parties", 1, 1, 1_000), BARRIER_TIMEOUT_MILLIS);
+        LoadResult result = run(o, barrier, () -> System.out.println("connected: ready"));
         System.out.println(result.report());
         if (!out.isEmpty()) {
             result.write(Path.of(out));
