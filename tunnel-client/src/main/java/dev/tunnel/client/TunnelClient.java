@@ -65,8 +65,6 @@ import org.slf4j.LoggerFactory;
 public final class TunnelClient implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TunnelClient.class);
     private static final int MAX_BACKOFF_SECONDS = 20;
-    /** How long a stop waits for the tunnel connection's last frames to be written. */
-    private static final long LAST_WRITES_MILLIS = 2000;
 
     /** The outcome of one proxy's registration: a public port, or the server's reason. */
     public record ProxyStatus(int remotePort, String error) {
@@ -280,7 +278,7 @@ public final class TunnelClient implements AutoCloseable {
         }
         if (ch != null) {
             // The last streams' FINs may still be queued on the loop (see LastWrites).
-            LastWrites.flushThenClose(ch, LAST_WRITES_MILLIS).awaitUninterruptibly(LAST_WRITES_MILLIS + 1000);
+            LastWrites.flushThenClose(ch, LastWrites.TIMEOUT_MILLIS).awaitUninterruptibly(LastWrites.TIMEOUT_MILLIS + 1000);
         }
         plugins.forEach(StaticFileServer::close);
         // A quiet period, not 0: a connection registered while the loops stop (a work or local

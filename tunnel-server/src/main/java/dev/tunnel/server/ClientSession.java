@@ -30,8 +30,6 @@ import org.slf4j.LoggerFactory;
 final class ClientSession {
     private static final Logger log = LoggerFactory.getLogger(ClientSession.class);
     private static final int MAX_PICK_ATTEMPTS = 64;
-    /** How long a stop waits for the client connection's last frames to be written. */
-    private static final long LAST_WRITES_MILLIS = 2000;
 
     private final String id;
     private final String user;
@@ -288,7 +286,7 @@ final class ClientSession {
     /** Closes the tunnel connection (after the drain); any thread. */
     /** Closes the client's connection once what its loop has queued (the last streams' FINs) is written. */
     void closeConnection() {
-        LastWrites.flushThenClose(mux.channel(), LAST_WRITES_MILLIS);
+        LastWrites.flushThenClose(mux.channel(), LastWrites.TIMEOUT_MILLIS);
     }
 
     private NewProxyResult failed(NewProxy request, String reason) {

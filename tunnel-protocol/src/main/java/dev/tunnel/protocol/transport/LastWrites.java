@@ -20,6 +20,9 @@ import java.util.concurrent.TimeUnit;
  * <p>Threading: any thread.
  */
 public final class LastWrites {
+    /** How long a graceful stop waits for a connection's last frames to be written. */
+    public static final long TIMEOUT_MILLIS = 2000;
+
     private LastWrites() {
     }
 
@@ -31,9 +34,7 @@ public final class LastWrites {
                 return;
             }
             ChannelFuture written = ch.writeAndFlush(Unpooled.EMPTY_BUFFER);
-            var timeout = ch.eventLoop().schedule(() -> {
-                ch.close();
-            }, timeoutMillis, TimeUnit.MILLISECONDS);
+            var timeout = ch.eventLoop().schedule(() -> ch.close(), timeoutMillis, TimeUnit.MILLISECONDS);
             written.addListener((ChannelFutureListener) f -> {
                 timeout.cancel(false);
                 ch.close();
