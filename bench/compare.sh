@@ -12,7 +12,8 @@
 # Columns: direct (the load tool straight to the backend), ssh -R, two chained HAProxy TCP relays
 # (a reference: the hops any user-space tunnel adds, in C, without TLS), the tunnel in mux mode with
 # TLS on and off, pool mode with TLS (transport.poolCount = 5),
-# and mux TLS with the small-VPS JVM flags (memory figures and keep-alive req/s only).
+# mux TLS with the small-VPS JVM flags (memory figures, HTTP and long connections), and a bare Netty
+# TLS relay with the same flags (NettyFloor: a memory reference, idle and ~1,000 req/s only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -81,6 +82,7 @@ fi
 SERVER_JAR=$ROOT/tunnel-server/target/tunnel-server.jar
 CLIENT_JAR=$ROOT/tunnel-client/target/tunnel-client.jar
 BENCH_JAR=$ROOT/tunnel-bench/target/tunnel-bench.jar
+FLOOR_JAR=$ROOT/tunnel-bench/target/netty-floor.jar   # NettyFloor with Netty alone (the memory reference)
 
 # One process may not hold more descriptors than the hard limit: 20,000 connections need
 # 20,000 sockets in the tunnel server, the client and the backend each, plus their own files.
@@ -184,12 +186,12 @@ overlink() {
   put link_rps $col "${r[0]:-}"; put link_p50_ms $col "${r[1]:-}"; put link_p99_ms $col "${r[2]:-}"
   put link_iperf1_mbit $col "$(iperf_run $ip 1 $LINK_IPERF_T)"
 }
-# memory COLUMN WEB_PORT ECHO_PORT SERVER_PIDS... -- CLIENT_PIDS...
+# memory COLUMN WEB_PORT ECHO_PORT SERVER_PIDS... -- CLIENT_PIDS... (ECHO_PORT "-": no idle-connection figures)
 memory() {
   local col=$1 web=$2 echo=$3; shift 3
   local sp=() cp=() side=s
   for p in "$@"; do if [ "$p" = -- ]; then side=c; elif [ $side = s ]; then sp+=($p); else cp+=($p); fi; done
-  log "$col: memory (idle, ~1,000 req/s for ${RATE_S}s, $IDLE_N idle connections)"
+  log "$col: memory (idle, ~1,000 req/s for ${RATE_S}s$( [ "$echo" = - ] || echo ", $IDLE_N idle connections"))"
   sleep $SETTLE
   put rss_idle_server_mb $col "$(awk -v k=$(sum_rss_kb ${sp[@]}) 'BEGIN {printf "%.1f", k/1024}')"
   put rss_idle_client_mb $col "$(awk -v k=$(sum_rss_kb ${cp[@]}) 'BEGIN {printf "%.1f", k/1024}')"
@@ -204,6 +206,7 @@ memory() {
   put rate_rps $col "$(awk '/Requests\/sec/ {printf "%.0f", $2}' "$WORK/rate-$col.txt")"
   put rss_1k_server_mb $col "$(awk -v k=$maxs 'BEGIN {printf "%.1f", k/1024}')"
   put rss_1k_client_mb $col "$(awk -v k=$maxc 'BEGIN {printf "%.1f", k/1024}')"
+  [ "$echo" != - ] || return 0   # no echo port: idle and ~1,000 req/s only
   local s0 c0; s0=$(sum_rss_kb ${sp[@]}); c0=$(sum_rss_kb ${cp[@]})
   bench_java dev.tunnel.bench.LongConnLoad --target 127.0.0.1:$echo --connections $IDLE_N --interval-ms 0 \
       --duration-s $((SETTLE * 3 + 2)) --connect-rate 4000 > "$WORK/idle-$col.txt" 2>&1 &
@@ -372,6 +375,29 @@ tunnel mux-plain 17500 false true ""
 tunnel pool-tls 17600 true false ""
 tunnel mux-tls-small 17800 true true "$SMALL_JVM"
 
+# ---- the memory floor: the least Netty code of the tunnel's shape, with the same JVM flags ----
+# NettyFloor: a public side holding the certificate (TLS server) and a home side verifying it (TLS
+# client), one TLS connection per public connection, no login, mux, config or logging framework; its own jar
+# (Netty alone: with BouncyCastle on the class path Netty reads PEM keys through it and keeps ~1,600 more classes).
+# What a JVM, Netty and BoringSSL hold before any of the tunnel's code (memory figures only).
+if want floor-small; then
+  FC=$WORK/floor-certs
+  if java -jar "$SERVER_JAR" certs --out "$FC" --server-name localhost > "$WORK/floor-certs.log" 2>&1; then
+    start floor-client java $SMALL_JVM -cp "$FLOOR_JAR" dev.tunnel.bench.NettyFloor client --listen 127.0.0.1:17851 \
+        --target 127.0.0.1:$NGINX_PORT --ca "$FC/ca.crt"; F1=$LAST_PID
+    start floor-server java $SMALL_JVM -cp "$FLOOR_JAR" dev.tunnel.bench.NettyFloor server --listen 127.0.0.1:17850 \
+        --peer 127.0.0.1:17851 --cert "$FC/server.crt" --key "$FC/server.key"; F2=$LAST_PID
+    if wait_port 17851 && wait_port 17850 && curl -fsS -m 5 -o /dev/null http://127.0.0.1:17850/ping; then
+      memory floor-small 17850 - $F2 -- $F1
+    else
+      note "floor-small: NettyFloor did not answer: $(tail -2 "$WORK/floor-server.log" "$WORK/floor-client.log" | tr '\n' ' ' | cut -c1-200)"
+    fi
+    stop $F2; stop $F1
+  else
+    note "floor-small: certificates not written: $(tail -2 "$WORK/floor-certs.log" | tr '\n' ' ')"
+  fi
+fi
+
 # ---- ssh -R ----
 SSH_PORT=17022; SSH_LINK=17023; SSH_WEB=17710; SSH_IPERF=17711; SSH_ECHO=17712
 ssh-keygen -q -t ed25519 -N '' -f "$WORK/id" && ssh-keygen -q -t ed25519 -N '' -f "$WORK/hostkey"
@@ -448,6 +474,7 @@ note "iperf3: ${IPERF_T} s, 1 and 8 parallel streams, client to server (public s
 note "Emulated link: the bench LinkEmulator relays with ${DELAY_MS} ms each way (80 ms RTT) between tunnel-client and tunnel-server, between ssh and sshd, and for direct between the load tool and the backend (one RTT for the request: the emulator answers the TCP handshake locally). First byte: FirstByte, connect + GET /ping, median of $TTFB_N new connections, after ${LINK_WARM_S} s of wrk -c50 with Connection: close over the same link (every column alike; the client behind the link is a fresh JVM) and after FirstByte has warmed its own socket code against a listener of its own."
 note "Memory: VmRSS of the whole process from /proc/PID/status (for ssh -R, every sshd process of the session on the server side), measured first on fresh processes. Idle after start-up; the maximum sampled every 0.5 s during ${RATE_S} s of wrk -t1 -c10 with bench/rate.lua (a 10 ms delay before each request, about 1,000 req/s: Debian's wrk has no -R); then while LongConnLoad holds $IDLE_N idle connections, per connection = (RSS holding them - RSS just before) / $IDLE_N."
 note "mux TLS, 1 GB VPS JVM: the same tunnel launched with the flags README recommends for a 1 GB VPS, $SMALL_JVM. The memory targets are judged on this column (it is how the tunnel is meant to run there); the long-connection target on mux TLS, like the speed targets, with this column's figures beside it."
+note "bare Netty TLS relay: the memory reference (NettyFloor in tunnel-bench), the least Netty code with the tunnel's shape, launched with the same 1 GB VPS flags: the public side holds the certificate (TLS server), the home side verifies it (TLS client) and reaches nginx, one TLS connection per public connection; no login, multiplexing, config file or logging framework. What the JVM, Netty and BoringSSL hold before any of the tunnel's own code; measured idle and at ~1,000 req/s like the tunnel."
 note "2 HAProxy hops: HAProxy $(haproxy -v 2>/dev/null | head -1 | awk '{print $3}') in TCP mode, two processes of one thread chained (public port -> hop -> backend, like tunnel-server and tunnel-client), no TLS: the two user-space hops every tunnel adds, in C, as a floor for what a tunnel can reach on this machine."
 note "Long connections: LongConnLoad, $LONG_N connections to an echo backend split over $LOAD_PROCS processes of 2 event loops each (each from its own 127.0.0.x), opened at most 2,000/s and 512 at a time per process, a connection counting as open once its first message has come back (so a connect the kernel completed but the target has not accepted yet is not open; the ramp follows the pace the target accepts); then, once every process is connected (they wait for each other, and none closes its connections before all have drained, so no process's ramp or teardown lands in another's round trips), a 64-byte sequenced, timestamped message every $((LONG_INTERVAL / 1000)) s each for ${LONG_S} s; RTTs of the first message and of the first $((LONG_WARMUP / 1000)) s are not recorded (set-up, JIT warm-up), everything is counted; percentiles come from the raw histograms of every event loop merged; the tool prints its own CPU use."
 bench_java dev.tunnel.bench.Report --results "$RESULTS" --meta "$META" --out "$OUT" --svg "$SVG"

@@ -11,7 +11,7 @@ import java.util.Map;
 final class Chart {
     private static final Map<String, String> COLORS = Map.of(
             "direct", "#888888", "ssh", "#d9822b", "haproxy2", "#b0b0b0", "mux-tls", "#2b6cd9", "mux-plain", "#6fa8ff",
-            "pool-tls", "#2bb673", "mux-tls-small", "#8e5bd9");
+            "pool-tls", "#2bb673", "mux-tls-small", "#8e5bd9", "floor-small", "#cbb7ee");
     private static final int WIDTH = 760;
     private static final int LABEL = 230;
     private static final int BAR = 12;
@@ -28,6 +28,9 @@ final class Chart {
         y = panel(body, y + 20, String.format(Locale.ROOT, "Emulated link, %.0f ms RTT: latency in ms (lower is better)", rttMs),
                 results, List.of("link_ttfb_ms", "link_p50_ms", "link_p99_ms"),
                 List.of("direct", "ssh", "mux-tls", "mux-plain", "pool-tls"), false, rttMs, "RTT");
+        y = panel(body, y + 20, "Memory: RSS at ~1,000 req/s in MB, server and client side (lower is better)",
+                results, List.of("rss_1k_server_mb", "rss_1k_client_mb"),
+                List.of("ssh", "mux-tls", "mux-tls-small", "floor-small"), false, 64, "target");
         y = legend(body, y + 10);
         return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + WIDTH + "\" height=\"" + (y + 10)
                 + "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
@@ -94,11 +97,16 @@ final class Chart {
     private static int legend(StringBuilder b, int y) {
         int x = 10;
         for (String c : Report.COLUMNS) {
+            String t = Report.COLUMN_TITLES.get(c);
+            int w = 30 + t.length() * 7;
+            if (x > 10 && x + w > WIDTH) {
+                x = 10;
+                y += 18;
+            }
             b.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>%n",
                     x, y, COLORS.get(c)));
-            String t = Report.COLUMN_TITLES.get(c);
             b.append(text(x + 16, y + 10, t, "normal"));
-            x += 30 + t.length() * 7;
+            x += w;
         }
         return y + 16;
     }

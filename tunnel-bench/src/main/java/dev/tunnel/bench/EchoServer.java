@@ -22,13 +22,10 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Backpressure: a connection stops reading while its own output is above the watermark.
  */
-public final class EchoServer implements AutoCloseable {
-    private final EventLoopGroup group;
-    private final Channel listener;
+public final class EchoServer extends ListeningService {
 
     private EchoServer(EventLoopGroup group, Channel listener) {
-        this.group = group;
-        this.listener = listener;
+        super(group, listener);
     }
 
     public static EchoServer start(InetSocketAddress listen, int threads) throws InterruptedException {
@@ -47,16 +44,6 @@ public final class EchoServer implements AutoCloseable {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             throw e;
         }
-    }
-
-    public int port() {
-        return ((InetSocketAddress) listener.localAddress()).getPort();
-    }
-
-    @Override
-    public void close() {
-        listener.close().syncUninterruptibly();
-        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
 
     @Sharable
@@ -102,7 +89,7 @@ public final class EchoServer implements AutoCloseable {
         int threads = (int) args.number("threads", 2, 1, 64);
         EchoServer echo = start(listen, threads);
         Runtime.getRuntime().addShutdownHook(new Thread(echo::close, "echo-stop"));
-        System.out.println("echo server on " + echo.listener.localAddress());
-        echo.listener.closeFuture().sync();
+        System.out.println("echo server on " + echo.address());
+        echo.awaitClosed();
     }
 }

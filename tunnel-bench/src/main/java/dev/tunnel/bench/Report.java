@@ -22,10 +22,12 @@ import java.util.Map;
  */
 public final class Report {
     /** Columns, in table order. */
-    static final List<String> COLUMNS = List.of("direct", "ssh", "haproxy2", "mux-tls", "mux-plain", "pool-tls", "mux-tls-small");
+    static final List<String> COLUMNS = List.of("direct", "ssh", "haproxy2", "mux-tls", "mux-plain", "pool-tls", "mux-tls-small",
+            "floor-small");
     static final Map<String, String> COLUMN_TITLES = Map.of(
             "direct", "direct", "ssh", "ssh -R", "haproxy2", "2 HAProxy hops (TCP, reference)",
-            "mux-tls", "mux TLS", "mux-plain", "mux plain", "pool-tls", "pool TLS", "mux-tls-small", "mux TLS, 1 GB VPS JVM");
+            "mux-tls", "mux TLS", "mux-plain", "mux plain", "pool-tls", "pool TLS", "mux-tls-small", "mux TLS, 1 GB VPS JVM",
+            "floor-small", "bare Netty TLS relay, 1 GB VPS JVM (reference)");
     /** The column a target is judged on unless a metric names another. */
     static final String JUDGED = "mux-tls";
     /** The tunnel as README recommends running it on a 1 GB VPS: the memory targets are judged there. */
