@@ -28,7 +28,7 @@ final class Chart {
         y = panel(body, y + 20, String.format(Locale.ROOT, "Emulated link, %.0f ms RTT: latency in ms (lower is better)", rttMs),
                 results, List.of("link_ttfb_ms", "link_p50_ms", "link_p99_ms"),
                 List.of("direct", "ssh", "mux-tls", "mux-plain", "pool-tls"), false, rttMs, "RTT");
-        y = panel(body, y + 20, "Memory: RSS at ~1,000 req/s in MB, server and client side (lower is better)",
+        y = panel(body, y + 20, "Memory: RSS at ~1,000 req/s, MB (lower is better)",
                 results, List.of("rss_1k_server_mb", "rss_1k_client_mb"),
                 List.of("ssh", "mux-tls", "mux-tls-small", "floor-small"), false, 64, "target");
         y = legend(body, y + 10);

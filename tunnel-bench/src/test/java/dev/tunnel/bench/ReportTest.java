@@ -29,6 +29,6 @@ class ReportTest {
     @Test
     void chartHasAMemoryPanelWithBothColumns() {
         String svg = Chart.svg(results(), 80);
-        assertThat(svg).contains("Memory: RSS at ~1,000 req/s").contains(">71.7<").contains(">65.3<").contains(">target<");
+        assertThat(svg).contains("Memory: RSS at ~1,000 req/s, MB").contains(">71.7<").contains(">65.3<").contains(">target<");
     }
 }
