@@ -21,22 +21,32 @@ import org.slf4j.LoggerFactory;
  * If the local app is down the stream is reset (the public connection closes at once) and the
  * failure is logged once per burst, per proxy.
  *
+ * <p>Pacing: one read of the tunnel connection can carry thousands of OPEN frames (a burst of
+ * public connections), and the session's other streams wait behind whatever that read costs. At
+ * most {@value #CONNECTS_PER_TURN} local connections start per event-loop turn
+ * ({@link PacedStarts}); the others wait in order, their relays holding any early bytes, and a
+ * stream reset meanwhile is never connected.
+ *
  * <p>Threading: runs on the session's event loop; local connections are registered on it.
  */
 final class LocalConnector implements StreamAcceptor {
     private static final Logger log = LoggerFactory.getLogger(LocalConnector.class);
     private static final int CONNECT_TIMEOUT_MILLIS = 10_000;
+    /** Local connections started per event-loop turn: a few milliseconds of connect work at most. */
+    static final int CONNECTS_PER_TURN = 64;
 
     private final Map<Integer, ProxyTarget> proxies;
     private final Map<Integer, BurstLog> failures = new HashMap<>();
     private final EventLoop eventLoop;
     private final ChannelGroup localConns;
+    private final PacedStarts starts;
 
     /** @param localConns every local connection joins it (the shutdown drain waits on it) */
     LocalConnector(Map<Integer, ProxyTarget> proxies, EventLoop eventLoop, ChannelGroup localConns) {
         this.proxies = proxies;
         this.eventLoop = eventLoop;
         this.localConns = localConns;
+        this.starts = new PacedStarts(eventLoop, CONNECTS_PER_TURN);
     }
 
     @Override
@@ -48,6 +58,10 @@ final class LocalConnector implements StreamAcceptor {
             return;
         }
         StreamRelay relay = new StreamRelay(stream);
+        starts.submit(() -> connect(relay, proxy, proxyId, source), () -> !stream.isClosed());
+    }
+
+    private void connect(StreamRelay relay, ProxyTarget proxy, int proxyId, String source) {
         io.netty.channel.ChannelFuture connecting = new Bootstrap()
                 .group(eventLoop)
                 .channel(Transports.socketChannel())

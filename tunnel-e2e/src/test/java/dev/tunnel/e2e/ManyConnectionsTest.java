@@ -83,6 +83,52 @@ class ManyConnectionsTest {
                 .untilAsserted(() -> assertThat(openFileDescriptors()).isLessThanOrEqualTo(fdsBefore + FD_SLACK));
     }
 
+    /**
+     * Hundreds of connections opened at once reach the client in a few reads, more OPEN frames
+     * than it connects per event-loop turn (the rest wait their turn); every one still gets
+     * through, and those the public side aborts while they wait never leave a socket behind.
+     */
+    @Test
+    void aBurstOpenedAtOnceAllGetsThroughAndAbortedOnesLeaveNothing() throws Exception {
+        EchoServer echo = tunnel.echoServer();
+        int port = tunnel.builder().proxy("echo", echo.port()).start().port("echo");
+        byte[] warmUp = Payloads.random(BYTES, -2);
+        assertThat(PublicClient.roundTrip(port, warmUp)).isEqualTo(Payloads.summary(warmUp));
+        long fdsBefore = openFileDescriptors();
+
+        int burst = 600;
+        List<java.net.Socket> sockets = new ArrayList<>();
+        try {
+            for (int i = 0; i < burst; i++) {
+                java.net.Socket socket = new java.net.Socket("127.0.0.1", port);
+                socket.setSoTimeout(20_000);
+                sockets.add(socket);
+            }
+            for (int i = 0; i < burst; i++) {
+                java.net.Socket socket = sockets.get(i);
+                if (i % 3 == 0) {
+                    socket.setSoLinger(true, 0); // an abort: the stream is reset, maybe while it waits to connect
+                    socket.close();
+                } else {
+                    socket.getOutputStream().write(Payloads.random(1024, i));
+                }
+            }
+            for (int i = 0; i < burst; i++) {
+                if (i % 3 != 0) {
+                    byte[] back = sockets.get(i).getInputStream().readNBytes(1024);
+                    assertThat(back).as("connection %d", i).isEqualTo(Payloads.random(1024, i));
+                }
+            }
+        } finally {
+            for (java.net.Socket socket : sockets) {
+                socket.close();
+            }
+        }
+        await("sockets of the burst are closed").atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(100))
+                .untilAsserted(() -> assertThat(openFileDescriptors()).isLessThanOrEqualTo(fdsBefore + FD_SLACK));
+    }
+
     private static long openFileDescriptors() {
         return ((UnixOperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getOpenFileDescriptorCount();
     }
