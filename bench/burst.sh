@@ -3,7 +3,8 @@
 #
 #   bench/burst.sh [tunnel|direct]    (default tunnel; direct: the load straight to the backend)
 #   env: JARS=DIR (tunnel-server.jar and tunnel-client.jar of another build; default: this tree's,
-#        built unless SKIP_BUILD=1), BURST=8000 (connections in the burst), PROBE=500
+#        built unless SKIP_BUILD=1), BURST=8000 (connections in the burst), PROBE=500,
+#        WARMUP=0 (no warm-up burst first: the fresh-JVM case)
 #
 # A probe of PROBE connections sends a 64-byte message every 200 ms for 40 s through a mux TLS
 # tunnel to the bench echo backend; 12 s into its sending, a second load process opens BURST
@@ -43,6 +44,14 @@ if [ "$MODE" = tunnel ]; then
   bg java -jar "$CLIENT_JAR" -c "$WORK/c.toml" > "$WORK/client.log" 2>&1
   wait_port 18312 15
   TARGET=18312
+fi
+# Warm-up: one burst before anything is measured. The first mass open and close in a fresh JVM
+# runs while C2 compiles those paths (perf: half of both tunnel processes' CPU during the first
+# closing); a server that runs for days has them compiled.
+if [ "${WARMUP:-1}" = 1 ]; then
+  java -cp "$BENCH_JAR" dev.tunnel.bench.LongConnLoad --target 127.0.0.1:$TARGET --connections "$BURST" --interval-ms 0 \
+      --duration-s 2 --connect-rate 100000 --threads 2 --sources 127.0.0.3 > "$WORK/warmup.txt" 2>&1 || true
+  sleep 5
 fi
 java -cp "$BENCH_JAR" dev.tunnel.bench.LongConnLoad --target 127.0.0.1:$TARGET --connections "$PROBE" --interval-ms 200 \
     --duration-s 40 --warmup-ms 2000 --threads 1 --sources 127.0.0.2 > "$WORK/probe.txt" 2>&1 &
