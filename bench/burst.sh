@@ -4,7 +4,7 @@
 #   bench/burst.sh [tunnel|direct]    (default tunnel; direct: the load straight to the backend)
 #   env: JARS=DIR (tunnel-server.jar and tunnel-client.jar of another build; default: this tree's,
 #        built unless SKIP_BUILD=1), BURST=8000 (connections in the burst), PROBE=500,
-#        WARMUP=0 (no warm-up burst first: the fresh-JVM case)
+#        WARMUP=3 (warm-up bursts before the measured one; 0: the fresh-JVM case)
 #
 # A probe of PROBE connections sends a 64-byte message every 200 ms for 40 s through a mux TLS
 # tunnel to the bench echo backend; 12 s into its sending, a second load process opens BURST
@@ -45,14 +45,15 @@ if [ "$MODE" = tunnel ]; then
   wait_port 18312 15
   TARGET=18312
 fi
-# Warm-up: one burst before anything is measured. The first mass open and close in a fresh JVM
-# runs while C2 compiles those paths (perf: half of both tunnel processes' CPU during the first
-# closing); a server that runs for days has them compiled.
-if [ "${WARMUP:-1}" = 1 ]; then
+# Warm-up: WARMUP bursts before anything is measured. Mass opens and closes in a fresh JVM run
+# while C2 compiles those paths (perf: C2 was half of both tunnel processes' CPU during the first
+# closing, and still half of the client's during the second); a server that runs for days has
+# them compiled.
+for _ in $(seq 1 "${WARMUP:-3}"); do
   java -cp "$BENCH_JAR" dev.tunnel.bench.LongConnLoad --target 127.0.0.1:$TARGET --connections "$BURST" --interval-ms 0 \
       --duration-s 2 --connect-rate 100000 --threads 2 --sources 127.0.0.3 > "$WORK/warmup.txt" 2>&1 || true
-  sleep 5
-fi
+  sleep 3
+done
 java -cp "$BENCH_JAR" dev.tunnel.bench.LongConnLoad --target 127.0.0.1:$TARGET --connections "$PROBE" --interval-ms 200 \
     --duration-s 40 --warmup-ms 2000 --threads 1 --sources 127.0.0.2 > "$WORK/probe.txt" 2>&1 &
 probe=$!; PIDS+=($probe)
