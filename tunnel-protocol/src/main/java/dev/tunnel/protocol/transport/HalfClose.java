@@ -7,6 +7,7 @@ import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.channel.unix.Socket;
 import java.io.IOException;
+import java.nio.channels.NotYetConnectedException;
 
 /**
  * Sends a socket's FIN once everything written before it is out: the half-close that relays
@@ -38,8 +39,11 @@ public final class HalfClose {
             if (channel instanceof EpollSocketChannel epoll && epoll.fd() instanceof Socket socket) {
                 try {
                     socket.shutdown(false, true);
-                } catch (IOException gone) {
-                    // the peer reset the socket: its read side reports that
+                } catch (IOException | NotYetConnectedException gone) {
+                    // The peer reset or finished the connection first; its read side reports that.
+                    // The kernel says ENOTCONN, which Netty throws as NotYetConnectedException (an
+                    // IllegalStateException): uncaught, it skipped `done` and logged a stack trace
+                    // per connection under load in pool mode.
                 }
                 done.run();
                 return;
