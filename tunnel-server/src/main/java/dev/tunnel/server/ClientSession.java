@@ -31,8 +31,9 @@ import org.slf4j.LoggerFactory;
 /**
  * A logged-in client on the server: its mux session, the proxies it started (each run by its
  * type from the {@link dev.tunnel.server.proxy.ServerProxyTypes} registry), its
- * {@link SessionLink} (mux or pool mode) and, in pool mode, its {@link WorkConnPool}. Closing it (when the tunnel connection ends, the client
- * says goodbye, or the same client logs in again) releases every port at once.
+ * {@link SessionLink} (mux or pool mode) and, in pool mode, its {@link WorkConnPool}. Closing
+ * it (when the tunnel connection ends, the client says goodbye, or the same client logs in
+ * again) releases every port at once.
  *
  * <p>A session that replaces a ghost of the same client ({@link SessionRegistry}) holds its
  * proxy registrations until the ghost's ports are released, so they cannot collide with it.
