@@ -26,12 +26,14 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final SessionListener listener;
     private final ChannelGroup localConns;
     private final ClientWorkConn.Settings workConns;
+    private final int udpPacketSize;
 
     /** @param workConns how to open work connections in pool mode; null in mux mode */
     ClientChannelInitializer(Function<SocketChannel, io.netty.handler.ssl.SslHandler> tls, ClientIdentity identity,
                              ClientCredentials credentials, MuxSettings muxSettings, int heartbeatInterval, int heartbeatTimeout,
                              Map<Integer, ProxyTarget> proxies, SessionListener listener, ChannelGroup localConns,
-                             ClientWorkConn.Settings workConns) {
+                             ClientWorkConn.Settings workConns, int udpPacketSize) {
+        this.udpPacketSize = udpPacketSize;
         this.localConns = localConns;
         this.workConns = workConns;
         this.tls = tls;
@@ -50,7 +52,8 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
         if (tls != null) {
             p.addLast(TunnelPipeline.TLS, tls.apply(ch));
         }
-        MuxSession mux = new MuxSession(false, muxSettings, new LocalConnector(proxies, ch.eventLoop(), localConns));
+        MuxSession mux = new MuxSession(false, muxSettings, new LocalConnector(proxies, ch.eventLoop(), localConns,
+                udpPacketSize));
         Heartbeat heartbeat = new Heartbeat(mux, heartbeatInterval, heartbeatTimeout);
         TunnelPipeline.addSession(p, mux, heartbeat, heartbeatTimeout);
         if (workConns != null) {

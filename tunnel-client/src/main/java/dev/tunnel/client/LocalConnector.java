@@ -40,9 +40,11 @@ final class LocalConnector implements StreamAcceptor {
     private final EventLoop eventLoop;
     private final ChannelGroup localConns;
     private final PacedStarts starts;
+    private final UdpConnector udp;
 
     /** @param localConns every local connection joins it (the shutdown drain waits on it) */
-    LocalConnector(Map<Integer, ProxyTarget> proxies, EventLoop eventLoop, ChannelGroup localConns) {
+    LocalConnector(Map<Integer, ProxyTarget> proxies, EventLoop eventLoop, ChannelGroup localConns, int udpPacketSize) {
+        this.udp = new UdpConnector(eventLoop, localConns, udpPacketSize);
         this.proxies = proxies;
         this.eventLoop = eventLoop;
         this.localConns = localConns;
@@ -55,6 +57,10 @@ final class LocalConnector implements StreamAcceptor {
         if (proxy == null) {
             log.warn("server opened a stream for unknown proxy id {}: refused", proxyId);
             stream.reset(ResetCode.REFUSED);
+            return;
+        }
+        if ("udp".equals(proxy.type())) {
+            udp.connect(stream, proxyId, proxy.name(), proxy.local(), source);
             return;
         }
         StreamRelay relay = new StreamRelay(stream);

@@ -219,7 +219,8 @@ public final class TunnelClient implements AutoCloseable {
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(512 * 1024, 2 * 1024 * 1024))
                 .handler(new ClientChannelInitializer(tlsHandler, identity, credentials,
                         new MuxSettings(t.tcpMuxInitialWindow, t.tcpMuxMaxWindow), pingInterval(t),
-                        t.heartbeatTimeout, proxies, new Listener(), localConns, workConns));
+                        t.heartbeatTimeout, proxies, new Listener(), localConns, workConns,
+                        config.udpPacketSize));
         if (t.sendBufferSize > 0) {
             bootstrap.option(ChannelOption.SO_SNDBUF, t.sendBufferSize);
         }

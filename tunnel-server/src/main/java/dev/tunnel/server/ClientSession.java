@@ -42,7 +42,7 @@ final class ClientSession {
     private final String proxyBindAddr;
     private final int maxStreams;
     private final WorkConnPool pool;
-    private final Map<Integer, ProxyListener> proxies = new HashMap<>();
+    private final Map<Integer, PublicPort> proxies = new HashMap<>();
     private final Map<Integer, Integer> reservedPorts = new HashMap<>();
     private final ArrayDeque<Runnable> heldRequests = new ArrayDeque<>();
     private Future<?> ghostGone;
@@ -129,8 +129,13 @@ final class ClientSession {
             reply.accept(failed(request, "the session is closing"));
             return;
         }
-        if (!"tcp".equals(request.type())) {
-            reply.accept(failed(request, "proxy type \"" + request.type() + "\" is not supported (supported: tcp)"));
+        if (!"tcp".equals(request.type()) && !"udp".equals(request.type())) {
+            reply.accept(failed(request, "proxy type \"" + request.type() + "\" is not supported (supported: tcp, udp)"));
+            return;
+        }
+        if ("udp".equals(request.type()) && pool != null) {
+            reply.accept(failed(request, "proxy type \"udp\" needs transport.tcpMux = true (pool mode carries TCP"
+                    + " connections only)"));
             return;
         }
         if (proxies.containsKey(request.proxyId()) || proxies.values().stream().anyMatch(p -> p.name().equals(request.name()))) {
@@ -176,9 +181,19 @@ final class ClientSession {
     }
 
     private void bind(NewProxy request, int port, Consumer<NewProxyResult> reply, Runnable onInUse) {
-        ProxyListener listener = new ProxyListener(qualified(request.name()), request.proxyId(), mux, maxStreams, pool,
-                server.publicConns());
-        ChannelFuture bound = listener.bind(proxyBindAddr, port);
+        PublicPort listener;
+        ChannelFuture bound;
+        if ("udp".equals(request.type())) {
+            UdpProxyListener udp = new UdpProxyListener(qualified(request.name()), request.proxyId(), mux, maxStreams,
+                    server.udpPacketSize());
+            bound = udp.bind(proxyBindAddr, port);
+            listener = udp;
+        } else {
+            ProxyListener tcp = new ProxyListener(qualified(request.name()), request.proxyId(), mux, maxStreams, pool,
+                    server.publicConns());
+            bound = tcp.bind(proxyBindAddr, port);
+            listener = tcp;
+        }
         bound.addListener(f -> mux.eventLoop().execute(() -> {
             if (!f.isSuccess()) {
                 ports.release(port, this, quota);
@@ -204,8 +219,8 @@ final class ClientSession {
             }
             proxies.put(request.proxyId(), listener);
             reservedPorts.put(request.proxyId(), port == 0 ? actual : port);
-            log.info("{} client {} proxy [{}] listening on {}:{}", mux.channel(), id, listener.name(), proxyBindAddr,
-                    actual);
+            log.info("{} client {} proxy [{}] listening on {}:{}{}", mux.channel(), id, listener.name(), proxyBindAddr,
+                    actual, listener instanceof UdpProxyListener ? " (UDP)" : "");
             reply.accept(new NewProxyResult(request.proxyId(), request.name(), actual, ""));
         }));
     }
@@ -216,7 +231,7 @@ final class ClientSession {
     }
 
     private void closeProxy(int proxyId, PromiseCombiner closing) {
-        ProxyListener listener = proxies.remove(proxyId);
+        PublicPort listener = proxies.remove(proxyId);
         if (listener != null) {
             ChannelFuture closed = listener.close();
             if (closing != null && closed != null) {

@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * mode {@link PoolModeAcceptor} registers each accepted channel on the loop of the work
  * connection it will ride, for the same reason.
  */
-final class ProxyListener {
+final class ProxyListener implements PublicPort {
     private static final Logger log = LoggerFactory.getLogger(ProxyListener.class);
     private static final long LIMIT_LOG_INTERVAL_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
 
@@ -167,16 +167,19 @@ final class ProxyListener {
         }
     }
 
-    int port() {
+    @Override
+    public int port() {
         return ((InetSocketAddress) serverChannel.localAddress()).getPort();
     }
 
-    String name() {
+    @Override
+    public String name() {
         return name;
     }
 
     /** Closes the public port; returns the close future, or null if it was never bound. */
-    ChannelFuture close() {
+    @Override
+    public ChannelFuture close() {
         return serverChannel == null ? null : serverChannel.close();
     }
 }

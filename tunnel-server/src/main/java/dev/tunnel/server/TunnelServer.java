@@ -70,7 +70,7 @@ public final class TunnelServer implements AutoCloseable {
             ServerContext context = new ServerContext(config.auth.token, config.transport.tcpMux, ports,
                     config.effectiveProxyBindAddr(), Version.get(), config.transport.loginTimeout, credentials,
                     authenticator, throttle, config.transport.maxStreamsPerClient, pool, new SessionRegistry(),
-                    publicConns);
+                    publicConns, config.udpPacketSize);
             MuxSettings mux = new MuxSettings(config.transport.tcpMuxInitialWindow, config.transport.tcpMuxMaxWindow);
             ServerBootstrap bootstrap = new ServerBootstrap()
                     .group(workerGroup)

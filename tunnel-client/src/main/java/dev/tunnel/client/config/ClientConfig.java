@@ -25,6 +25,8 @@ public class ClientConfig {
     public boolean loginFailExit = true;
     /** User name for servers with per-user tokens ([[users]]); its proxies are namespaced by it. "" = the shared token. */
     public String user = "";
+    /** Largest datagram, in bytes, that udp and sudp proxies and sudp visitors carry; longer ones are dropped (1-65535). */
+    public int udpPacketSize = 1500;
     public Auth auth = new Auth();
     public Transport transport = new Transport();
     public Log log = new Log();

@@ -36,10 +36,11 @@ final class ClientConfigValidator implements ConfigValidator<ClientConfig> {
             checks.check(cfg.user.chars().noneMatch(c -> Character.isWhitespace(c) || Character.isISOControl(c) || c == '.'),
                     "user", "\"" + cfg.user + "\" (expected: no spaces, dots or control characters)");
         }
+        checks.range("udpPacketSize", cfg.udpPacketSize, 1, 65535);
         transport(cfg.transport, checks);
         checks.oneOf("log.level", cfg.log.level, LogSetup.LEVELS, List.of());
         checks.notBlank("log.to", cfg.log.to);
-        new ProxiesValidator(checks).validate(cfg.proxies);
+        new ProxiesValidator(checks).validate(cfg.proxies, cfg.transport.tcpMux);
     }
 
     private static void transport(ClientConfig.Transport t, ValueChecks checks) {

@@ -9,7 +9,7 @@ import java.util.Map;
 /** Checks the {@code [[proxies]]} list: each entry, its plugin, and names and remote ports used twice. */
 final class ProxiesValidator {
 
-    static final List<String> FRP_PROXY_TYPES = List.of("udp", "http", "https", "stcp", "xtcp", "sudp", "tcpmux");
+    static final List<String> FRP_PROXY_TYPES = List.of("http", "https", "stcp", "xtcp", "sudp", "tcpmux");
     static final List<String> FRP_PLUGIN_TYPES = List.of("http_proxy", "socks5", "unix_domain_socket", "http2https",
             "https2http", "https2https", "http2http", "tls2raw");
 
@@ -19,13 +19,20 @@ final class ProxiesValidator {
         this.checks = checks;
     }
 
-    void validate(List<ProxyConfig> proxies) {
+    /** Proxy types that ride mux streams only (datagrams framed on a stream, or a visitor's stream spliced). */
+    static final List<String> MUX_ONLY_TYPES = List.of("udp");
+
+    void validate(List<ProxyConfig> proxies, boolean tcpMux) {
         Map<String, Integer> names = new HashMap<>();
         Map<Integer, Integer> remotePorts = new HashMap<>();
         for (int i = 0; i < proxies.size(); i++) {
             String key = "proxies[" + i + "]";
             ProxyConfig p = proxies.get(i);
             proxy(key, p);
+            if (!tcpMux && MUX_ONLY_TYPES.contains(p.type)) {
+                checks.check(false, key + ".type", "\"" + p.type + "\" needs transport.tcpMux = true (pool mode carries"
+                        + " TCP connections only)");
+            }
             if (p.name != null && !p.name.isBlank()) {
                 Integer first = names.putIfAbsent(p.name, i);
                 checks.check(first == null, key + ".name",
@@ -41,7 +48,7 @@ final class ProxiesValidator {
 
     private void proxy(String key, ProxyConfig p) {
         checks.notBlank(key + ".name", p.name);
-        checks.oneOf(key + ".type", p.type, List.of("tcp"), FRP_PROXY_TYPES);
+        checks.oneOf(key + ".type", p.type, List.of("tcp", "udp"), FRP_PROXY_TYPES);
         checks.range(key + ".remotePort", p.remotePort, 0, 65535);
         if (p.plugin == null) {
             checks.notBlank(key + ".localIP", p.localIP);
@@ -51,6 +58,7 @@ final class ProxiesValidator {
                 checks.port(key + ".localPort", p.localPort);
             }
         } else {
+            checks.check("tcp".equals(p.type), key + ".plugin", "a plugin serves TCP only (type is \"" + p.type + "\")");
             plugin(key + ".plugin", p.plugin);
         }
     }

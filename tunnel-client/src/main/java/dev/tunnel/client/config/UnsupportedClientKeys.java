@@ -7,7 +7,7 @@ final class UnsupportedClientKeys {
 
     static final UnsupportedKeys KEYS = UnsupportedKeys.of(
             "clientID", "metadatas", "start", "includes", "webServer", "virtualNet", "featureGates",
-            "udpPacketSize", "natHoleStunServer", "dnsServer", "visitors",
+            "natHoleStunServer", "dnsServer", "visitors",
             "auth.oidc", "auth.additionalScopes", "auth.tokenSource",
             "transport.connectServerLocalIP", "transport.proxyURL", "transport.quic",
             "transport.dialServerKeepalive", "transport.tls.disableCustomTLSFirstByte",

@@ -37,6 +37,7 @@ public final class UdpLocalRelay extends ChannelInboundHandlerAdapter implements
     private static final Logger log = LoggerFactory.getLogger(UdpLocalRelay.class);
 
     private final MuxStream stream;
+    private final int maxPacketSize;
     private final DatagramDecoder decoder;
     private final UdpDrops drops;
     private final long idleNanos;
@@ -50,6 +51,7 @@ public final class UdpLocalRelay extends ChannelInboundHandlerAdapter implements
     /** @param drops shared by the proxy's associations (one event loop) */
     public UdpLocalRelay(MuxStream stream, int maxPacketSize, UdpDrops drops, long idleNanos) {
         this.stream = stream;
+        this.maxPacketSize = maxPacketSize;
         this.decoder = new DatagramDecoder(maxPacketSize);
         this.drops = drops;
         this.idleNanos = idleNanos;
@@ -93,6 +95,11 @@ public final class UdpLocalRelay extends ChannelInboundHandlerAdapter implements
             return;
         }
         lastActive = System.nanoTime();
+        if (payload.readableBytes() > maxPacketSize) {
+            payload.release();
+            drops.drop(UdpDrops.Reason.OVERSIZE, ctx.channel().remoteAddress());
+            return;
+        }
         if (ended || !stream.isWritable()) {
             payload.release();
             drops.drop(UdpDrops.Reason.TUNNEL_FULL, ctx.channel().remoteAddress());
