@@ -8,6 +8,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.SocketChannel;
+import java.util.Collection;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -27,12 +28,15 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final ChannelGroup localConns;
     private final ClientWorkConn.Settings workConns;
     private final int udpPacketSize;
+    private final Collection<VisitorTarget> visitors;
 
     /** @param workConns how to open work connections in pool mode; null in mux mode */
     ClientChannelInitializer(Function<SocketChannel, io.netty.handler.ssl.SslHandler> tls, ClientIdentity identity,
                              ClientCredentials credentials, MuxSettings muxSettings, int heartbeatInterval, int heartbeatTimeout,
                              Map<Integer, ProxyTarget> proxies, SessionListener listener, ChannelGroup localConns,
-                             ClientWorkConn.Settings workConns, int udpPacketSize) {
+                             ClientWorkConn.Settings workConns, int udpPacketSize,
+                             Collection<VisitorTarget> visitors) {
+        this.visitors = visitors;
         this.udpPacketSize = udpPacketSize;
         this.localConns = localConns;
         this.workConns = workConns;
@@ -60,6 +64,6 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
             p.addLast(TunnelPipeline.WORK_CONNS, new WorkConnector(workConns, proxies, localConns));
         }
         p.addLast(TunnelPipeline.CONTROL, new ClientControlHandler(identity, credentials, mux, heartbeat, proxies.values(), listener,
-                tls != null));
+                tls != null, new VisitorListeners(visitors, localConns, udpPacketSize)));
     }
 }

@@ -41,13 +41,18 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
     private final Collection<ProxyTarget> proxies;
     private final SessionListener listener;
     private final boolean tls;
+    private final VisitorListeners visitors;
+    private final String user;
     private boolean prefaceSeen;
     private boolean loginSent;
     private boolean loggedIn;
     private String failure;
 
     ClientControlHandler(ClientIdentity identity, ClientCredentials credentials, MuxSession mux, Heartbeat heartbeat,
-                         Collection<ProxyTarget> proxies, SessionListener listener, boolean tls) {
+                         Collection<ProxyTarget> proxies, SessionListener listener, boolean tls,
+                         VisitorListeners visitors) {
+        this.visitors = visitors;
+        this.user = credentials.user();
         this.identity = identity;
         this.exchange = new LoginExchange(credentials);
         this.mux = mux;
@@ -77,7 +82,8 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
         }
         ctx.write(new ControlFrame(login));
         for (ProxyTarget proxy : proxies) {
-            ctx.write(new ControlFrame(new NewProxy(proxy.id(), proxy.name(), proxy.type(), proxy.remotePort())));
+            ctx.write(new ControlFrame(new NewProxy(proxy.id(), proxy.name(), proxy.type(), proxy.remotePort(),
+                    proxy.secretKey(), proxy.allowUsers())));
         }
         ctx.flush();
     }
@@ -143,10 +149,12 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
         loggedIn = true;
         heartbeat.start(ctx.pipeline().context(TunnelPipeline.HEARTBEAT));
         listener.loggedIn(result.sessionId());
+        visitors.start(new VisitorStreams(mux, exchange.serverNonce(), user));
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        visitors.stop();
         String reason = failure;
         if (reason == null && !prefaceSeen) {
             reason = closedBeforeAnswering("");

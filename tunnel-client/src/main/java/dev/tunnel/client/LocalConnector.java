@@ -59,7 +59,7 @@ final class LocalConnector implements StreamAcceptor {
             stream.reset(ResetCode.REFUSED);
             return;
         }
-        if ("udp".equals(proxy.type())) {
+        if ("udp".equals(proxy.type()) || "sudp".equals(proxy.type())) {
             udp.connect(stream, proxyId, proxy.name(), proxy.local(), source);
             return;
         }

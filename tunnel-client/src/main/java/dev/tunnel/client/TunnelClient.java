@@ -78,6 +78,7 @@ public final class TunnelClient implements AutoCloseable {
     private final EventLoopGroup group;
     private final SslContext ssl;
     private final Map<Integer, ProxyTarget> proxies;
+    private final List<VisitorTarget> visitors;
     private final List<StaticFileServer> plugins;
     private final ClientIdentity identity;
     private final ClientCredentials credentials;
@@ -98,6 +99,7 @@ public final class TunnelClient implements AutoCloseable {
         this.ssl = ssl;
         this.proxies = proxies;
         this.plugins = plugins;
+        this.visitors = visitorTargets(config);
         this.identity = new ClientIdentity(Version.get(), hostname(), UUID.randomUUID().toString(), config.auth.token,
                 config.transport.tcpMux, config.transport.poolCount);
         String pin = config.transport.tls.serverFingerprint;
@@ -127,7 +129,8 @@ public final class TunnelClient implements AutoCloseable {
                 } else {
                     local = new InetSocketAddress(p.localIP, p.localPort);
                 }
-                proxies.put(id, new ProxyTarget(id, p.name, p.type, p.remotePort, local));
+                proxies.put(id, new ProxyTarget(id, p.name, p.type, p.remotePort, local,
+                        p.secretKey == null ? "" : p.secretKey, List.copyOf(p.allowUsers)));
                 id++;
             }
             if (ssl == null) {
@@ -220,7 +223,7 @@ public final class TunnelClient implements AutoCloseable {
                 .handler(new ClientChannelInitializer(tlsHandler, identity, credentials,
                         new MuxSettings(t.tcpMuxInitialWindow, t.tcpMuxMaxWindow), pingInterval(t),
                         t.heartbeatTimeout, proxies, new Listener(), localConns, workConns,
-                        config.udpPacketSize));
+                        config.udpPacketSize, visitors));
         if (t.sendBufferSize > 0) {
             bootstrap.option(ChannelOption.SO_SNDBUF, t.sendBufferSize);
         }
@@ -333,6 +336,16 @@ public final class TunnelClient implements AutoCloseable {
         public void disconnected(String reason) {
             lost(reason == null ? "server closed the connection" : reason);
         }
+    }
+
+    private static List<VisitorTarget> visitorTargets(ClientConfig config) {
+        List<VisitorTarget> out = new ArrayList<>();
+        int id = 1;
+        for (dev.tunnel.client.config.VisitorConfig v : config.visitors) {
+            out.add(new VisitorTarget(id++, v.name, v.type, v.serverUser, v.serverName, v.secretKey, v.bindAddr,
+                    v.bindPort));
+        }
+        return Collections.unmodifiableList(out);
     }
 
     private static String hostname() {

@@ -69,6 +69,11 @@ public final class ControlCodec {
             writeString(out, m.name());
             writeString(out, m.type());
             out.writeInt(m.remotePort());
+            writeString(out, m.secretKey());
+            out.writeShort(m.allowUsers().size());
+            for (String user : m.allowUsers()) {
+                writeString(out, user);
+            }
         } else if (message instanceof NewProxyResult m) {
             out.writeByte(NEW_PROXY_RESULT);
             out.writeInt(m.proxyId());
@@ -121,7 +126,8 @@ public final class ControlCodec {
                     readString(in));
             case LOGIN_RESULT -> new LoginResult(readInt(in), readString(in), readString(in), readString(in),
                     readInt(in), readString(in));
-            case NEW_PROXY -> new NewProxy(readInt(in), readString(in), readString(in), readInt(in));
+            case NEW_PROXY -> new NewProxy(readInt(in), readString(in), readString(in), readInt(in), readString(in),
+                    readStrings(in, NewProxy.MAX_ALLOW_USERS));
             case NEW_PROXY_RESULT -> new NewProxyResult(readInt(in), readString(in), readInt(in), readString(in));
             case CLOSE_PROXY -> new CloseProxy(readInt(in), readString(in));
             case PING -> new Ping(readLong(in));
@@ -159,6 +165,18 @@ public final class ControlCodec {
         String s = in.toString(in.readerIndex(), length, StandardCharsets.UTF_8);
         in.skipBytes(length);
         return s;
+    }
+
+    private static java.util.List<String> readStrings(ByteBuf in, int max) {
+        int count = readUnsignedShort(in);
+        if (count > max) {
+            throw new ProtocolException("list of " + count + " strings exceeds maximum " + max);
+        }
+        java.util.List<String> out = new java.util.ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            out.add(readString(in));
+        }
+        return java.util.List.copyOf(out);
     }
 
     private static int readUnsignedShort(ByteBuf in) {

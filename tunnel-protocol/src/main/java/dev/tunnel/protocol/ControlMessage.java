@@ -1,5 +1,7 @@
 package dev.tunnel.protocol;
 
+import java.util.List;
+
 /**
  * Messages on the control stream (stream 0). Encoded by {@link ControlCodec} as a kind byte
  * followed by the record's fields in order; strings are u16-length-prefixed UTF-8.
@@ -40,8 +42,25 @@ public sealed interface ControlMessage {
         }
     }
 
-    /** Client to server: open a public port for proxy {@code proxyId} (0 = server picks the port). */
-    record NewProxy(int proxyId, String name, String type, int remotePort) implements ControlMessage {
+    /**
+     * Client to server: open a public port for proxy {@code proxyId} (0 = server picks the port).
+     * A secret proxy ({@code stcp}, {@code sudp}) opens none: it carries the {@code secretKey}
+     * visitors must prove (inside the tunnel's TLS, as frp sends it) and its {@code allowUsers}.
+     */
+    record NewProxy(int proxyId, String name, String type, int remotePort, String secretKey, List<String> allowUsers)
+            implements ControlMessage {
+        /** Most allowUsers entries one proxy may list. */
+        public static final int MAX_ALLOW_USERS = 256;
+
+        public NewProxy(int proxyId, String name, String type, int remotePort) {
+            this(proxyId, name, type, remotePort, "", List.of());
+        }
+
+        @Override
+        public String toString() {
+            return "NewProxy[proxyId=" + proxyId + ", name=" + name + ", type=" + type + ", remotePort=" + remotePort
+                    + ", allowUsers=" + allowUsers + "]"; // never the secret key
+        }
     }
 
     /** Server to client: the port that was opened, or why not ({@code error} non-empty). */

@@ -4,6 +4,8 @@ import dev.tunnel.protocol.ControlMessage.Login;
 import dev.tunnel.protocol.ControlMessage.NewProxy;
 import dev.tunnel.protocol.ControlMessage.NewProxyResult;
 import dev.tunnel.protocol.mux.MuxSession;
+import dev.tunnel.protocol.mux.MuxStream;
+import dev.tunnel.protocol.visitor.StreamSplice;
 import dev.tunnel.protocol.transport.LastWrites;
 import io.netty.channel.ChannelFuture;
 import io.netty.util.concurrent.Future;
@@ -30,6 +32,7 @@ import org.slf4j.LoggerFactory;
 final class ClientSession {
     private static final Logger log = LoggerFactory.getLogger(ClientSession.class);
     private static final int MAX_PICK_ATTEMPTS = 64;
+    private static final java.util.List<String> SUPPORTED_TYPES = java.util.List.of("tcp", "udp", "stcp", "sudp");
 
     private final String id;
     private final String user;
@@ -45,6 +48,8 @@ final class ClientSession {
     private final Map<Integer, PublicPort> proxies = new HashMap<>();
     private final Map<Integer, Integer> reservedPorts = new HashMap<>();
     private final ArrayDeque<Runnable> heldRequests = new ArrayDeque<>();
+    private final String loginNonce;
+    private final Map<Integer, SecretProxies.Provider> secrets = new HashMap<>();
     private Future<?> ghostGone;
     private boolean closed;
 
@@ -54,9 +59,12 @@ final class ClientSession {
      *              another's proxies), run id and transport mode
      * @param quota the port rules of the client's account
      * @param token the token of the client's account (keys its work connections' proofs; never logged)
+     * @param loginNonce the server nonce its login answered (its visitors' proofs are bound to it)
      */
-    ClientSession(String id, Login login, MuxSession mux, ServerContext server, PortQuota quota, String token) {
+    ClientSession(String id, Login login, MuxSession mux, ServerContext server, PortQuota quota, String token,
+                  String loginNonce) {
         this.id = id;
+        this.loginNonce = loginNonce;
         this.user = login.user();
         this.token = token;
         this.runId = login.runId();
@@ -91,6 +99,15 @@ final class ClientSession {
     /** The token of the session's account: work connection proofs are keyed with it. A secret. */
     String token() {
         return token;
+    }
+
+    /** The server nonce of this session's login challenge: its visitors' proofs cover it. */
+    String loginNonce() {
+        return loginNonce;
+    }
+
+    io.netty.channel.EventLoop eventLoop() {
+        return mux.eventLoop();
     }
 
     WorkConnPool pool() {
@@ -129,13 +146,18 @@ final class ClientSession {
             reply.accept(failed(request, "the session is closing"));
             return;
         }
-        if (!"tcp".equals(request.type()) && !"udp".equals(request.type())) {
-            reply.accept(failed(request, "proxy type \"" + request.type() + "\" is not supported (supported: tcp, udp)"));
+        if (!SUPPORTED_TYPES.contains(request.type())) {
+            reply.accept(failed(request, "proxy type \"" + request.type() + "\" is not supported (supported: "
+                    + String.join(", ", SUPPORTED_TYPES) + ")"));
             return;
         }
-        if ("udp".equals(request.type()) && pool != null) {
-            reply.accept(failed(request, "proxy type \"udp\" needs transport.tcpMux = true (pool mode carries TCP"
-                    + " connections only)"));
+        if (!"tcp".equals(request.type()) && pool != null) {
+            reply.accept(failed(request, "proxy type \"" + request.type() + "\" needs transport.tcpMux = true (pool"
+                    + " mode carries TCP connections only)"));
+            return;
+        }
+        if ("stcp".equals(request.type()) || "sudp".equals(request.type())) {
+            registerSecret(request, reply);
             return;
         }
         if (proxies.containsKey(request.proxyId()) || proxies.values().stream().anyMatch(p -> p.name().equals(request.name()))) {
@@ -158,6 +180,54 @@ final class ClientSession {
             return;
         }
         bind(request, request.remotePort(), reply, null);
+    }
+
+    /** A secret proxy: no port, an entry visitors find by name. */
+    private void registerSecret(NewProxy request, Consumer<NewProxyResult> reply) {
+        if (proxies.containsKey(request.proxyId()) || secrets.containsKey(request.proxyId())) {
+            reply.accept(failed(request, "proxy [" + request.name() + "] is already registered"));
+            return;
+        }
+        if (request.secretKey().isEmpty()) {
+            reply.accept(failed(request, "secretKey: must not be empty for an " + request.type() + " proxy"));
+            return;
+        }
+        SecretProxies.Provider provider = new SecretProxies.Provider(this, request.proxyId(), request.type(), user,
+                request.name(), request.secretKey(), request.allowUsers());
+        String refused = server.secretProxies().register(provider);
+        if (refused != null) {
+            reply.accept(failed(request, refused));
+            return;
+        }
+        secrets.put(request.proxyId(), provider);
+        log.info("{} client {} {} proxy [{}] registered for visitors (allowUsers {})", mux.channel(), id,
+                request.type(), provider.qualified(), request.allowUsers().isEmpty() ? "[only " + (user.isEmpty()
+                ? "clients without a user" : user) + "]" : request.allowUsers());
+        reply.accept(new NewProxyResult(request.proxyId(), request.name(), 0, ""));
+    }
+
+    /**
+     * Opens a stream on this (the provider's) session for a visitor's stream and splices the two;
+     * refuses the visitor when this session is closing or at its stream limit. Any thread.
+     */
+    void openVisitorStream(SecretProxies.Provider provider, String source, StreamSplice.Side visitor, String who) {
+        mux.eventLoop().execute(() -> {
+            if (closed || !mux.channel().isActive() || secrets.get(provider.proxyId()) != provider) {
+                log.warn("{} to {} proxy [{}] refused: its client is disconnecting", who, provider.type(),
+                        provider.qualified());
+                StreamSplice.refuse(visitor, dev.tunnel.protocol.ResetCode.VISITOR_NO_SUCH_PROXY);
+                return;
+            }
+            if (maxStreams > 0 && mux.streamCount() >= maxStreams) {
+                log.warn("{} to {} proxy [{}] refused: its client already has {} open streams"
+                        + " (transport.maxStreamsPerClient)", who, provider.type(), provider.qualified(), maxStreams);
+                StreamSplice.refuse(visitor, dev.tunnel.protocol.ResetCode.REFUSED);
+                return;
+            }
+            MuxStream stream = mux.openStream(provider.proxyId(), source);
+            log.debug("{} {} -> {} proxy [{}] {}", mux.channel(), who, provider.type(), provider.qualified(), stream);
+            StreamSplice.connect(visitor, new StreamSplice.Side(stream, mux.eventLoop(), null));
+        });
     }
 
     private void pickAndBind(NewProxy request, Consumer<NewProxyResult> reply, int[] candidates, int start, int attempt) {
@@ -231,6 +301,12 @@ final class ClientSession {
     }
 
     private void closeProxy(int proxyId, PromiseCombiner closing) {
+        SecretProxies.Provider secret = secrets.remove(proxyId);
+        if (secret != null) {
+            server.secretProxies().unregister(secret);
+            log.info("{} client {} {} proxy [{}] closed", mux.channel(), id, secret.type(), secret.qualified());
+            return;
+        }
         PublicPort listener = proxies.remove(proxyId);
         if (listener != null) {
             ChannelFuture closed = listener.close();
@@ -256,6 +332,9 @@ final class ClientSession {
         closed = true;
         PromiseCombiner closing = new PromiseCombiner(mux.eventLoop());
         for (Integer proxyId : proxies.keySet().toArray(new Integer[0])) {
+            closeProxy(proxyId, closing);
+        }
+        for (Integer proxyId : secrets.keySet().toArray(new Integer[0])) {
             closeProxy(proxyId, closing);
         }
         heldRequests.clear();

@@ -13,7 +13,7 @@ import io.netty.channel.group.ChannelGroup;
 record ServerContext(String token, boolean tcpMux, PortRegistry ports, String proxyBindAddr, String version,
                      int loginTimeoutSeconds, Credentials credentials, LoginAuthenticator authenticator,
                      LoginThrottle throttle, int maxStreamsPerClient, PoolSettings pool, SessionRegistry sessions,
-                     ChannelGroup publicConns, int udpPacketSize) {
+                     ChannelGroup publicConns, int udpPacketSize, SecretProxies secretProxies) {
 
     /**
      * @param maxPoolCount           most idle work connections kept per client

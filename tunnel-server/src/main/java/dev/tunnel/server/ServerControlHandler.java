@@ -48,6 +48,7 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
     private final ServerContext server;
     private final MuxSession mux;
     private final Heartbeat heartbeat;
+    private final VisitorStreamAcceptor visitors;
     private ClientSession session;
     private boolean prefaceSeen;
     private boolean refused;
@@ -55,6 +56,12 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
     private ScheduledFuture<?> loginTimeout;
 
     ServerControlHandler(ServerContext server, MuxSession mux, Heartbeat heartbeat) {
+        this(server, mux, heartbeat, null);
+    }
+
+    /** @param visitors takes the visitor streams the client opens once it logged in; null refuses them */
+    ServerControlHandler(ServerContext server, MuxSession mux, Heartbeat heartbeat, VisitorStreamAcceptor visitors) {
+        this.visitors = visitors;
         this.server = server;
         this.mux = mux;
         this.heartbeat = heartbeat;
@@ -168,7 +175,10 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
         String id = Long.toString(SESSION_IDS.incrementAndGet());
         Credentials.Account account = verdict.account();
         session = new ClientSession(id, login, mux, server, server.credentials().quotaFor(account),
-                account.token());
+                account.token(), nonce);
+        if (visitors != null) {
+            visitors.router(new VisitorRouter(session, server.secretProxies(), address));
+        }
         ctx.writeAndFlush(new ControlFrame(new LoginResult(LoginResult.OK, "", server.version(), id,
                 mux.settings().initialWindow(), verdict.serverProof())));
         session.start();

@@ -70,7 +70,8 @@ public final class TunnelServer implements AutoCloseable {
             ServerContext context = new ServerContext(config.auth.token, config.transport.tcpMux, ports,
                     config.effectiveProxyBindAddr(), Version.get(), config.transport.loginTimeout, credentials,
                     authenticator, throttle, config.transport.maxStreamsPerClient, pool, new SessionRegistry(),
-                    publicConns, config.udpPacketSize);
+                    publicConns, config.udpPacketSize, new SecretProxies(new LoginThrottle(config.auth.maxFailedLogins,
+                    TimeUnit.SECONDS.toMillis(config.auth.failedLoginBlockSeconds), System::currentTimeMillis)));
             MuxSettings mux = new MuxSettings(config.transport.tcpMuxInitialWindow, config.transport.tcpMuxMaxWindow);
             ServerBootstrap bootstrap = new ServerBootstrap()
                     .group(workerGroup)

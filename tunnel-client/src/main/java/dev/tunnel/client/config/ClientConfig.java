@@ -32,6 +32,8 @@ public class ClientConfig {
     public Log log = new Log();
     /** {@code [[proxies]]}: what to expose. */
     public List<ProxyConfig> proxies = new ArrayList<>();
+    /** {@code [[visitors]]}: local ports that reach other clients' stcp/sudp proxies. */
+    public List<VisitorConfig> visitors = new ArrayList<>();
 
     /** {@code [auth]}. */
     public static class Auth {

@@ -41,6 +41,7 @@ final class ClientConfigValidator implements ConfigValidator<ClientConfig> {
         checks.oneOf("log.level", cfg.log.level, LogSetup.LEVELS, List.of());
         checks.notBlank("log.to", cfg.log.to);
         new ProxiesValidator(checks).validate(cfg.proxies, cfg.transport.tcpMux);
+        new VisitorsValidator(checks).validate(cfg.visitors, cfg.transport.tcpMux);
     }
 
     private static void transport(ClientConfig.Transport t, ValueChecks checks) {

@@ -9,7 +9,7 @@ import java.util.Map;
 /** Checks the {@code [[proxies]]} list: each entry, its plugin, and names and remote ports used twice. */
 final class ProxiesValidator {
 
-    static final List<String> FRP_PROXY_TYPES = List.of("http", "https", "stcp", "xtcp", "sudp", "tcpmux");
+    static final List<String> FRP_PROXY_TYPES = List.of("http", "https", "xtcp", "tcpmux");
     static final List<String> FRP_PLUGIN_TYPES = List.of("http_proxy", "socks5", "unix_domain_socket", "http2https",
             "https2http", "https2https", "http2http", "tls2raw");
 
@@ -20,7 +20,8 @@ final class ProxiesValidator {
     }
 
     /** Proxy types that ride mux streams only (datagrams framed on a stream, or a visitor's stream spliced). */
-    static final List<String> MUX_ONLY_TYPES = List.of("udp");
+    static final List<String> MUX_ONLY_TYPES = List.of("udp", "stcp", "sudp");
+    static final List<String> SECRET_TYPES = List.of("stcp", "sudp");
 
     void validate(List<ProxyConfig> proxies, boolean tcpMux) {
         Map<String, Integer> names = new HashMap<>();
@@ -38,7 +39,7 @@ final class ProxiesValidator {
                 checks.check(first == null, key + ".name",
                         "\"" + p.name + "\" is already the name of proxies[" + first + "] (names must be unique)");
             }
-            if (p.remotePort != 0) {
+            if (p.remotePort != 0 && !SECRET_TYPES.contains(p.type)) {
                 Integer first = remotePorts.putIfAbsent(p.remotePort, i);
                 checks.check(first == null, key + ".remotePort",
                         p.remotePort + " is already used by proxies[" + first + "]");
@@ -48,8 +49,18 @@ final class ProxiesValidator {
 
     private void proxy(String key, ProxyConfig p) {
         checks.notBlank(key + ".name", p.name);
-        checks.oneOf(key + ".type", p.type, List.of("tcp", "udp"), FRP_PROXY_TYPES);
+        checks.oneOf(key + ".type", p.type, List.of("tcp", "udp", "stcp", "sudp"), FRP_PROXY_TYPES);
         checks.range(key + ".remotePort", p.remotePort, 0, 65535);
+        if (SECRET_TYPES.contains(p.type)) {
+            checks.check(p.remotePort == 0, key + ".remotePort", p.remotePort + ": a " + p.type
+                    + " proxy has no public port (visitors reach it through the server); remove remotePort");
+            checks.notBlank(key + ".secretKey", p.secretKey);
+        } else {
+            checks.check(p.secretKey == null, key + ".secretKey", "only stcp and sudp proxies have one (type is \""
+                    + p.type + "\")");
+            checks.check(p.allowUsers.isEmpty(), key + ".allowUsers", "only stcp and sudp proxies have it (type is \""
+                    + p.type + "\")");
+        }
         if (p.plugin == null) {
             checks.notBlank(key + ".localIP", p.localIP);
             if (p.localPort == 0) {

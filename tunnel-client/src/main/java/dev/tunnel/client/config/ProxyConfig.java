@@ -4,7 +4,7 @@ package dev.tunnel.client.config;
 public class ProxyConfig {
     /** Required, unique within the file. */
     public String name;
-    /** Only "tcp" for now. */
+    /** {@code tcp}, {@code udp}, or a secret proxy without a public port: {@code stcp}, {@code sudp}. */
     public String type = "tcp";
     /** Address of the local service. */
     public String localIP = "127.0.0.1";
@@ -12,6 +12,10 @@ public class ProxyConfig {
     public int localPort = 0;
     /** Public port on the server; 0 = the server picks one. */
     public int remotePort = 0;
+    /** stcp/sudp: the key visitors must prove (never sent by them); required. */
+    public String secretKey;
+    /** stcp/sudp: users whose visitors may connect; empty = only this client's user, {@code ["*"]} = everyone. */
+    public java.util.List<String> allowUsers = new java.util.ArrayList<>();
     /** {@code [proxies.plugin]}: serve from a built-in plugin instead of localIP:localPort; null when absent. */
     public PluginConfig plugin;
 }

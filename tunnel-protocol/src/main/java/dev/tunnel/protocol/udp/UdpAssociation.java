@@ -102,7 +102,7 @@ final class UdpAssociation implements StreamHandler {
             ended = true;
             decoder.release();
             stream.reset(ResetCode.CANCEL);
-            front.ended(this);
+            front.ended(this, code);
         }
     }
 

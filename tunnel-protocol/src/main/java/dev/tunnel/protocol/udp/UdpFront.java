@@ -1,5 +1,6 @@
 package dev.tunnel.protocol.udp;
 
+import dev.tunnel.protocol.ResetCode;
 import dev.tunnel.protocol.mux.MuxStream;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
@@ -41,6 +42,7 @@ public final class UdpFront extends SimpleChannelInboundHandler<DatagramPacket> 
     private final long idleNanos;
     private final AssociationTable<InetSocketAddress, UdpAssociation> associations;
     private final UdpDrops drops;
+    private long lastRefusalLogNanos = Long.MIN_VALUE;
     private ChannelHandlerContext ctx;
     private ScheduledFuture<?> sweeper;
     private long evicted;
@@ -116,9 +118,17 @@ public final class UdpFront extends SimpleChannelInboundHandler<DatagramPacket> 
         associations.touch(peer, System.nanoTime());
     }
 
-    /** The association's stream ended from the far side. */
-    void ended(UdpAssociation association) {
+    /** The association's stream ended from the far side ({@code code}: why, a {@link ResetCode}). */
+    void ended(UdpAssociation association, int code) {
         associations.remove(association.peer(), association);
+        if (code >= ResetCode.VISITOR_AUTH_FAILED && code <= ResetCode.VISITOR_THROTTLED) {
+            long now = System.nanoTime();
+            if (lastRefusalLogNanos == Long.MIN_VALUE || now - lastRefusalLogNanos >= TimeUnit.SECONDS.toNanos(10)) {
+                lastRefusalLogNanos = now; // once per 10 s: every new peer of a refused visitor is refused again
+                log.warn("{} {} association of {} refused by the server: {}", ctx.channel(), name, association.peer(),
+                        ResetCode.visitorRefusal(code));
+            }
+        }
     }
 
     private void sweep() {
