@@ -136,6 +136,10 @@ public final class TunnelClient implements AutoCloseable {
             if (ssl == null) {
                 log.warn("transport.tls.enable = false: the login cannot be bound to a server certificate, so a man in"
                         + " the middle could take this session; use TLS");
+                if (config.proxies.stream().anyMatch(p -> p.secretKey != null)) {
+                    log.warn("transport.tls.enable = false: the secretKey of stcp/sudp proxies goes to the server in the"
+                            + " clear; use TLS");
+                }
             }
             TunnelClient client = new TunnelClient(config, group, ssl, Collections.unmodifiableMap(proxies), plugins);
             client.connect();
