@@ -133,6 +133,25 @@ class UdpProxyTest {
                 .anyMatch(line -> line.contains("proxy [dns] dropped datagrams (1 longer than udpPacketSize)")));
     }
 
+    @Test
+    void aTcpAndAUdpProxyShareOnePortNumberAsIperf3Needs() throws Exception {
+        UdpEcho udpEcho = tunnel.closeAfterTest(new UdpEcho());
+        EchoServer tcpEcho = tunnel.echoServer();
+        int shared = FreePorts.one();
+        TunnelExtension.Tunnel t = tunnel.builder().proxy("tcp", tcpEcho.port(), shared).client(c -> {
+            ProxyConfig p = TunnelExtension.proxyConfig("udp", udpEcho.port(), shared);
+            p.type = "udp";
+            c.proxies.add(p);
+        }).start();
+        assertThat(t.port("tcp")).isEqualTo(shared);
+        assertThat(t.port("udp")).isEqualTo(shared);
+        try (DatagramSocket s = peer()) {
+            byte[] d = "both".getBytes();
+            s.send(new DatagramPacket(d, d.length, new InetSocketAddress(InetAddress.getLoopbackAddress(), shared)));
+            assertThat(receive(s)).isEqualTo("both");
+        }
+    }
+
     private static String receive(DatagramSocket s) throws IOException {
         byte[] buf = new byte[2048];
         DatagramPacket in = new DatagramPacket(buf, buf.length);

@@ -174,12 +174,16 @@ final class ClientSession {
             pickAndBind(request, reply, candidates, start, 0);
             return;
         }
-        String refused = ports.reserve(request.remotePort(), this, quota);
+        String refused = ports.reserve(request.remotePort(), udp(request), this, quota);
         if (refused != null) {
             reply.accept(failed(request, refused));
             return;
         }
         bind(request, request.remotePort(), reply, null);
+    }
+
+    private static boolean udp(NewProxy request) {
+        return "udp".equals(request.type());
     }
 
     /** A secret proxy: no port, an entry visitors find by name. */
@@ -233,10 +237,10 @@ final class ClientSession {
     private void pickAndBind(NewProxy request, Consumer<NewProxyResult> reply, int[] candidates, int start, int attempt) {
         for (; attempt < Math.min(MAX_PICK_ATTEMPTS, candidates.length); attempt++) {
             int port = candidates[(start + attempt) % candidates.length];
-            if (!ports.isFree(port)) {
+            if (!ports.isFree(port, udp(request))) {
                 continue;
             }
-            String refused = ports.reserve(port, this, quota);
+            String refused = ports.reserve(port, udp(request), this, quota);
             if (refused == null) {
                 int next = attempt + 1;
                 bind(request, port, reply, () -> pickAndBind(request, reply, candidates, start, next));
@@ -266,7 +270,7 @@ final class ClientSession {
         }
         bound.addListener(f -> mux.eventLoop().execute(() -> {
             if (!f.isSuccess()) {
-                ports.release(port, this, quota);
+                ports.release(port, udp(request), this, quota);
                 boolean inUse = BindFailures.addressInUse(f.cause());
                 if (onInUse != null && inUse) {
                     onInUse.run();
@@ -280,12 +284,12 @@ final class ClientSession {
             }
             if (closed) {
                 listener.close();
-                ports.release(port, this, quota);
+                ports.release(port, udp(request), this, quota);
                 return;
             }
             int actual = listener.port();
             if (port == 0) {
-                ports.bound(actual, this);
+                ports.bound(actual, udp(request), this);
             }
             proxies.put(request.proxyId(), listener);
             reservedPorts.put(request.proxyId(), port == 0 ? actual : port);
@@ -313,7 +317,7 @@ final class ClientSession {
             if (closing != null && closed != null) {
                 closing.add(closed);
             }
-            ports.release(reservedPorts.remove(proxyId), this, quota);
+            ports.release(reservedPorts.remove(proxyId), listener instanceof UdpProxyListener, this, quota);
             log.info("{} client {} proxy [{}] closed", mux.channel(), id, listener.name());
         }
     }
