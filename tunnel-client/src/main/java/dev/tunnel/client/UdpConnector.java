@@ -5,12 +5,12 @@ import dev.tunnel.protocol.transport.Failures;
 import dev.tunnel.protocol.transport.Transports;
 import dev.tunnel.protocol.udp.UdpDrops;
 import dev.tunnel.protocol.udp.UdpLimits;
+import dev.tunnel.protocol.udp.UdpSockets;
 import dev.tunnel.protocol.udp.UdpLocalRelay;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
-import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.group.ChannelGroup;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
@@ -43,11 +43,9 @@ final class UdpConnector {
     void connect(MuxStream stream, int proxyId, String name, InetSocketAddress local, String source) {
         UdpDrops proxyDrops = drops.computeIfAbsent(proxyId, id -> new UdpDrops(log, "proxy [" + name + "]"));
         UdpLocalRelay relay = new UdpLocalRelay(stream, packetSize, proxyDrops, UdpLimits.LOCAL_IDLE_NANOS);
-        ChannelFuture connecting = new Bootstrap()
+        ChannelFuture connecting = UdpSockets.configure(new Bootstrap(), Transports.datagramChannel(), packetSize)
                 .group(eventLoop)
                 .channel(Transports.datagramChannel())
-                // one byte more than udpPacketSize, so a longer datagram shows (and is dropped)
-                .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(packetSize + 1))
                 .handler(relay)
                 .connect(local);
         connecting.addListener(f -> {

@@ -5,13 +5,13 @@ import dev.tunnel.protocol.mux.StreamRelay;
 import dev.tunnel.protocol.transport.Transports;
 import dev.tunnel.protocol.udp.UdpFront;
 import dev.tunnel.protocol.udp.UdpLimits;
+import dev.tunnel.protocol.udp.UdpSockets;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import java.util.ArrayList;
@@ -92,10 +92,9 @@ final class VisitorListeners {
     private ChannelFuture bindUdp(VisitorTarget visitor, VisitorStreams streams) {
         UdpFront front = new UdpFront(visitor.describe(), peer -> streams.open(visitor, String.valueOf(peer)),
                 udpPacketSize, UdpLimits.MAX_ASSOCIATIONS, UdpLimits.IDLE_NANOS);
-        return new Bootstrap()
+        return UdpSockets.configure(new Bootstrap(), Transports.datagramChannel(), udpPacketSize)
                 .group(streams.mux().eventLoop())
                 .channel(Transports.datagramChannel())
-                .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(udpPacketSize + 1))
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .handler(front)
                 .bind(visitor.bindAddr(), visitor.bindPort());

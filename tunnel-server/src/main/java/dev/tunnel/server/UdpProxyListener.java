@@ -5,11 +5,11 @@ import dev.tunnel.protocol.mux.MuxStream;
 import dev.tunnel.protocol.transport.Transports;
 import dev.tunnel.protocol.udp.UdpFront;
 import dev.tunnel.protocol.udp.UdpLimits;
+import dev.tunnel.protocol.udp.UdpSockets;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.FixedRecvByteBufAllocator;
 import java.net.InetSocketAddress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,11 +43,9 @@ final class UdpProxyListener implements PublicPort {
     ChannelFuture bind(String host, int port) {
         front = new UdpFront("proxy [" + name + "]", this::open, packetSize, UdpLimits.MAX_ASSOCIATIONS,
                 UdpLimits.IDLE_NANOS);
-        ChannelFuture future = new Bootstrap()
+        ChannelFuture future = UdpSockets.configure(new Bootstrap(), Transports.datagramChannel(), packetSize)
                 .group(session.eventLoop())
                 .channel(Transports.datagramChannel())
-                // one byte more than udpPacketSize, so a longer datagram shows (and is dropped)
-                .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(packetSize + 1))
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .handler(front)
                 .bind(host, port);

@@ -40,7 +40,8 @@ final class ProxiesValidator {
                         "\"" + p.name + "\" is already the name of proxies[" + first + "] (names must be unique)");
             }
             if (p.remotePort != 0 && !SECRET_TYPES.contains(p.type)) {
-                Integer first = remotePorts.putIfAbsent(p.remotePort, i);
+                // UDP ports are apart from TCP ones: a tcp and a udp proxy may share a number
+                Integer first = remotePorts.putIfAbsent("udp".equals(p.type) ? -p.remotePort : p.remotePort, i);
                 checks.check(first == null, key + ".remotePort",
                         p.remotePort + " is already used by proxies[" + first + "]");
             }

@@ -20,6 +20,15 @@ public final class UdpLimits {
     /** Associations one UDP proxy or sudp visitor holds at once; a new peer beyond it evicts the longest idle. */
     public static final int MAX_ASSOCIATIONS = 4096;
 
+    /**
+     * SO_RCVBUF and SO_SNDBUF asked for on every UDP socket of the tunnel: a burst at 200 Mbit/s
+     * outruns the 208 KiB Linux default while the loop is busy with other work. The kernel caps it
+     * at {@code net.core.rmem_max} / {@code wmem_max}.
+     */
+    public static final int SOCKET_BUFFER = 4 * 1024 * 1024;
+    /** Datagrams one read may take (with epoll, in one recvmmsg call). */
+    public static final int DATAGRAMS_PER_READ = 32;
+
     private UdpLimits() {
     }
 }

@@ -76,7 +76,7 @@ public final class UdpLocalRelay extends ChannelInboundHandlerAdapter implements
             ByteBuf datagram;
             while ((datagram = early.poll()) != null) {
                 int bytes = datagram.readableBytes();
-                channel.write(datagram).addListener(f -> stream.consumed(bytes));
+                channel.write(packet(datagram)).addListener(f -> stream.consumed(bytes));
             }
             stream.consumed(earlyBytes);
             early = null;
@@ -127,6 +127,11 @@ public final class UdpLocalRelay extends ChannelInboundHandlerAdapter implements
         }
     }
 
+    /** As a packet, not a bare buffer, so that epoll sends a batch of them with one sendmmsg call. */
+    private DatagramPacket packet(ByteBuf datagram) {
+        return new DatagramPacket(datagram, (java.net.InetSocketAddress) channel.remoteAddress());
+    }
+
     // ---- stream side ----
 
     @Override
@@ -152,7 +157,7 @@ public final class UdpLocalRelay extends ChannelInboundHandlerAdapter implements
                 drops.drop(UdpDrops.Reason.SOCKET_FULL, channel.remoteAddress());
                 return;
             }
-            last[0] = channel.write(datagram);
+            last[0] = channel.write(packet(datagram));
         });
         for (long n = decoder.oversize() - oversize; n > 0; n--) {
             drops.drop(UdpDrops.Reason.OVERSIZE, channel.remoteAddress());
