@@ -3,6 +3,8 @@ package dev.tunnel.client;
 import dev.tunnel.client.config.ClientConfig;
 import dev.tunnel.client.config.ProxyConfig;
 import dev.tunnel.client.plugin.StaticFileServer;
+import dev.tunnel.client.proxy.ClientProxyType;
+import dev.tunnel.client.proxy.ClientProxyTypes;
 import dev.tunnel.protocol.ControlFrame;
 import dev.tunnel.protocol.ControlMessage.Goodbye;
 import dev.tunnel.protocol.ControlMessage.LoginResult;
@@ -93,7 +95,7 @@ public final class TunnelClient implements AutoCloseable {
     private boolean slowRetry;
 
     private TunnelClient(ClientConfig config, EventLoopGroup group, SslContext ssl, Map<Integer, ProxyTarget> proxies,
-                         List<StaticFileServer> plugins) {
+                         List<StaticFileServer> plugins, List<String> capabilities) {
         this.config = config;
         this.group = group;
         this.ssl = ssl;
@@ -101,7 +103,7 @@ public final class TunnelClient implements AutoCloseable {
         this.plugins = plugins;
         this.visitors = visitorTargets(config);
         this.identity = new ClientIdentity(Version.get(), hostname(), UUID.randomUUID().toString(), config.auth.token,
-                config.transport.tcpMux, config.transport.poolCount);
+                config.transport.tcpMux, config.transport.poolCount, capabilities);
         String pin = config.transport.tls.serverFingerprint;
         this.credentials = new ClientCredentials(config.user, config.auth.token,
                 pin == null || pin.isEmpty() ? null : ChannelBinding.parse(pin));
@@ -109,6 +111,14 @@ public final class TunnelClient implements AutoCloseable {
 
     /** Starts the plugins and the first connection; returns at once (see {@link #firstLogin()}). */
     public static TunnelClient start(ClientConfig config) throws Exception {
+        return start(config, ClientProxyTypes.standard());
+    }
+
+    /**
+     * Starts the plugins and the first connection with the proxy types of {@code types} (a test
+     * adds its own to {@link ClientProxyTypes#standard()}); returns at once.
+     */
+    public static TunnelClient start(ClientConfig config, ClientProxyTypes types) throws Exception {
         ClientConfig.Tls tls = config.transport.tls;
         SslContext ssl = tls.enable
                 ? TlsContexts.client(new TlsFiles(path(tls.certFile), path(tls.keyFile), path(tls.trustedCaFile)),
@@ -129,8 +139,12 @@ public final class TunnelClient implements AutoCloseable {
                 } else {
                     local = new InetSocketAddress(p.localIP, p.localPort);
                 }
-                proxies.put(id, new ProxyTarget(id, p.name, p.type, p.remotePort, local,
-                        p.secretKey == null ? "" : p.secretKey, List.copyOf(p.allowUsers)));
+                ClientProxyType type = types.get(p.type);
+                if (type == null) {
+                    throw new IllegalArgumentException("proxy [" + p.name + "]: type \"" + p.type
+                            + "\" is not supported (supported: " + String.join(", ", types.names()) + ")");
+                }
+                proxies.put(id, new ProxyTarget(id, p.name, p.type, type.options(p), type.dialer(p, local)));
                 id++;
             }
             if (ssl == null) {
@@ -141,7 +155,8 @@ public final class TunnelClient implements AutoCloseable {
                             + " clear; use TLS");
                 }
             }
-            TunnelClient client = new TunnelClient(config, group, ssl, Collections.unmodifiableMap(proxies), plugins);
+            TunnelClient client = new TunnelClient(config, group, ssl, Collections.unmodifiableMap(proxies), plugins,
+                    types.capabilities());
             client.connect();
             return client;
         } catch (Exception e) {
@@ -226,8 +241,8 @@ public final class TunnelClient implements AutoCloseable {
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(512 * 1024, 2 * 1024 * 1024))
                 .handler(new ClientChannelInitializer(tlsHandler, identity, credentials,
                         new MuxSettings(t.tcpMuxInitialWindow, t.tcpMuxMaxWindow), pingInterval(t),
-                        t.heartbeatTimeout, proxies, new Listener(), localConns, workConns,
-                        config.udpPacketSize, visitors));
+                        t.heartbeatTimeout, proxies, new Listener(), localConns, workConns, config.udpPacketSize,
+                        visitors));
         if (t.sendBufferSize > 0) {
             bootstrap.option(ChannelOption.SO_SNDBUF, t.sendBufferSize);
         }

@@ -3,25 +3,32 @@ package dev.tunnel.server;
 import dev.tunnel.protocol.ControlMessage.Login;
 import dev.tunnel.protocol.ControlMessage.NewProxy;
 import dev.tunnel.protocol.ControlMessage.NewProxyResult;
+import dev.tunnel.protocol.Options;
 import dev.tunnel.protocol.mux.MuxSession;
-import dev.tunnel.protocol.mux.MuxStream;
-import dev.tunnel.protocol.visitor.StreamSplice;
 import dev.tunnel.protocol.transport.LastWrites;
-import io.netty.channel.ChannelFuture;
+import dev.tunnel.server.proxy.ProxyRefusedException;
+import dev.tunnel.server.proxy.ProxyRequest;
+import dev.tunnel.server.proxy.ProxySession;
+import dev.tunnel.server.proxy.PublicPorts;
+import dev.tunnel.server.proxy.RunningProxy;
+import dev.tunnel.server.proxy.ServerProxyType;
+import dev.tunnel.server.proxy.SessionLink;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.PromiseCombiner;
 import java.util.ArrayDeque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.Set;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A logged-in client on the server: its mux session, the public ports it registered and, in
- * pool mode, its {@link WorkConnPool}. Closing it (when the tunnel connection ends, the client
+ * A logged-in client on the server: its mux session, the proxies it started (each run by its
+ * type from the {@link dev.tunnel.server.proxy.ServerProxyTypes} registry), its
+ * {@link SessionLink} (mux or pool mode) and, in pool mode, its {@link WorkConnPool}. Closing it (when the tunnel connection ends, the client
  * says goodbye, or the same client logs in again) releases every port at once.
  *
  * <p>A session that replaces a ghost of the same client ({@link SessionRegistry}) holds its
@@ -29,10 +36,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threading: runs on the session's event loop; bind results come back to that loop.
  */
-final class ClientSession {
+final class ClientSession implements ProxySession {
     private static final Logger log = LoggerFactory.getLogger(ClientSession.class);
-    private static final int MAX_PICK_ATTEMPTS = 64;
-    private static final java.util.List<String> SUPPORTED_TYPES = java.util.List.of("tcp", "udp", "stcp", "sudp");
 
     private final String id;
     private final String user;
@@ -43,13 +48,14 @@ final class ClientSession {
     private final PortRegistry ports;
     private final PortQuota quota;
     private final String proxyBindAddr;
-    private final int maxStreams;
     private final WorkConnPool pool;
-    private final Map<Integer, PublicPort> proxies = new HashMap<>();
-    private final Map<Integer, Integer> reservedPorts = new HashMap<>();
-    private final ArrayDeque<Runnable> heldRequests = new ArrayDeque<>();
+    private final SessionLink link;
+    private final PublicPorts publicPorts = new SessionPorts(false);
+    private final PublicPorts udpPorts = new SessionPorts(true);
     private final String loginNonce;
-    private final Map<Integer, SecretProxies.Provider> secrets = new HashMap<>();
+    private final Map<Integer, Registered> proxies = new HashMap<>();
+    private final Set<Integer> starting = new HashSet<>();
+    private final ArrayDeque<Runnable> heldRequests = new ArrayDeque<>();
     private Future<?> ghostGone;
     private boolean closed;
 
@@ -73,8 +79,10 @@ final class ClientSession {
         this.ports = server.ports();
         this.quota = quota;
         this.proxyBindAddr = server.proxyBindAddr();
-        this.maxStreams = server.maxStreamsPerClient();
         this.pool = login.tcpMux() ? null : new WorkConnPool(mux.channel(), id, login.poolCount(), server.pool());
+        StreamLimit limit = new StreamLimit(server.maxStreamsPerClient());
+        this.link = pool == null ? new MuxLink(mux, server.publicConns(), limit)
+                : new PoolLink(mux.channel(), pool, server.publicConns(), limit);
     }
 
     /** A proxy's name as logs show it: namespaced by the user, as frp does. */
@@ -82,7 +90,8 @@ final class ClientSession {
         return user.isEmpty() ? name : user + "." + name;
     }
 
-    String id() {
+    @Override
+    public String id() {
         return id;
     }
 
@@ -90,9 +99,9 @@ final class ClientSession {
         return runId;
     }
 
-    /** The work connection pool in pool mode, or null in mux mode. */
     /** The user the client logged in as ("" for none). */
-    String user() {
+    @Override
+    public String user() {
         return user;
     }
 
@@ -106,10 +115,7 @@ final class ClientSession {
         return loginNonce;
     }
 
-    io.netty.channel.EventLoop eventLoop() {
-        return mux.eventLoop();
-    }
-
+    /** The work connection pool in pool mode, or null in mux mode. */
     WorkConnPool pool() {
         return pool;
     }
@@ -132,193 +138,129 @@ final class ClientSession {
         }
     }
 
-    /** Registers a proxy: reserves and binds its public port, then replies with the outcome. */
+    /**
+     * Starts a proxy through its type in the registry, then replies with the outcome. Requests
+     * queued behind a ghost's eviction wait until its ports are released.
+     */
     void newProxy(NewProxy request, Consumer<NewProxyResult> reply) {
         if (!heldRequests.isEmpty() || (ghostGone != null && !ghostGone.isDone())) {
-            heldRequests.add(() -> registerProxy(request, reply));
+            heldRequests.add(() -> startProxy(request, reply));
             return;
         }
-        registerProxy(request, reply);
+        startProxy(request, reply);
     }
 
-    private void registerProxy(NewProxy request, Consumer<NewProxyResult> reply) {
+    private void startProxy(NewProxy request, Consumer<NewProxyResult> reply) {
         if (closed) {
             reply.accept(failed(request, "the session is closing"));
             return;
         }
-        if (!SUPPORTED_TYPES.contains(request.type())) {
-            reply.accept(failed(request, "proxy type \"" + request.type() + "\" is not supported (supported: "
-                    + String.join(", ", SUPPORTED_TYPES) + ")"));
+        ServerProxyType type = server.types().get(request.type());
+        if (type == null) {
+            reply.accept(failed(request, "proxy type \"" + request.type() + "\" is not supported by this server"
+                    + " (supported: " + String.join(", ", server.types().names()) + ")"));
             return;
         }
-        if (!"tcp".equals(request.type()) && pool != null) {
-            reply.accept(failed(request, "proxy type \"" + request.type() + "\" needs transport.tcpMux = true (pool"
-                    + " mode carries TCP connections only)"));
-            return;
-        }
-        if ("stcp".equals(request.type()) || "sudp".equals(request.type())) {
-            registerSecret(request, reply);
-            return;
-        }
-        if (proxies.containsKey(request.proxyId()) || proxies.values().stream().anyMatch(p -> p.name().equals(request.name()))) {
+        if (proxies.containsKey(request.proxyId()) || starting.contains(request.proxyId())
+                || proxies.values().stream().anyMatch(p -> p.name().equals(request.name()))) {
             reply.accept(failed(request, "proxy [" + request.name() + "] is already registered"));
             return;
         }
-        if (request.remotePort() < 0 || request.remotePort() > 65535) {
-            reply.accept(failed(request, "remotePort: " + request.remotePort() + " (expected: 0-65535)"));
-            return;
-        }
-        if (request.remotePort() == 0 && quota.policy().candidates().length > 0) {
-            int[] candidates = quota.policy().candidates();
-            int start = ThreadLocalRandom.current().nextInt(candidates.length);
-            pickAndBind(request, reply, candidates, start, 0);
-            return;
-        }
-        String refused = ports.reserve(request.remotePort(), udp(request), this, quota);
-        if (refused != null) {
-            reply.accept(failed(request, refused));
-            return;
-        }
-        bind(request, request.remotePort(), reply, null);
-    }
-
-    private static boolean udp(NewProxy request) {
-        return "udp".equals(request.type());
-    }
-
-    /** A secret proxy: no port, an entry visitors find by name. */
-    private void registerSecret(NewProxy request, Consumer<NewProxyResult> reply) {
-        if (proxies.containsKey(request.proxyId()) || secrets.containsKey(request.proxyId())) {
-            reply.accept(failed(request, "proxy [" + request.name() + "] is already registered"));
-            return;
-        }
-        if (request.secretKey().isEmpty()) {
-            reply.accept(failed(request, "secretKey: must not be empty for an " + request.type() + " proxy"));
-            return;
-        }
-        SecretProxies.Provider provider = new SecretProxies.Provider(this, request.proxyId(), request.type(), user,
-                request.name(), request.secretKey(), request.allowUsers());
-        String refused = server.secretProxies().register(provider);
-        if (refused != null) {
-            reply.accept(failed(request, refused));
-            return;
-        }
-        secrets.put(request.proxyId(), provider);
-        log.info("{} client {} {} proxy [{}] registered for visitors (allowUsers {})", mux.channel(), id,
-                request.type(), provider.qualified(), request.allowUsers().isEmpty() ? "[only " + (user.isEmpty()
-                ? "clients without a user" : user) + "]" : request.allowUsers());
-        reply.accept(new NewProxyResult(request.proxyId(), request.name(), 0, ""));
-    }
-
-    /**
-     * Opens a stream on this (the provider's) session for a visitor's stream and splices the two;
-     * refuses the visitor when this session is closing or at its stream limit. Any thread.
-     */
-    void openVisitorStream(SecretProxies.Provider provider, String source, StreamSplice.Side visitor, String who) {
-        mux.eventLoop().execute(() -> {
-            if (closed || !mux.channel().isActive() || secrets.get(provider.proxyId()) != provider) {
-                log.warn("{} to {} proxy [{}] refused: its client is disconnecting", who, provider.type(),
-                        provider.qualified());
-                StreamSplice.refuse(visitor, dev.tunnel.protocol.ResetCode.VISITOR_NO_SUCH_PROXY);
+        starting.add(request.proxyId());
+        ProxyRequest start = new ProxyRequest(request.proxyId(), request.name(), qualified(request.name()),
+                request.type(), request.options());
+        type.start(start, this).addListener(f -> {
+            starting.remove(request.proxyId());
+            if (!f.isSuccess()) {
+                Throwable cause = f.cause();
+                reply.accept(failed(request, cause instanceof ProxyRefusedException ? cause.getMessage()
+                        : "cannot start: " + cause));
                 return;
             }
-            if (maxStreams > 0 && mux.streamCount() >= maxStreams) {
-                log.warn("{} to {} proxy [{}] refused: its client already has {} open streams"
-                        + " (transport.maxStreamsPerClient)", who, provider.type(), provider.qualified(), maxStreams);
-                StreamSplice.refuse(visitor, dev.tunnel.protocol.ResetCode.REFUSED);
+            RunningProxy running = (RunningProxy) f.getNow();
+            if (closed) {
+                running.close();
                 return;
             }
-            MuxStream stream = mux.openStream(provider.proxyId(), source);
-            log.debug("{} {} -> {} proxy [{}] {}", mux.channel(), who, provider.type(), provider.qualified(), stream);
-            StreamSplice.connect(visitor, new StreamSplice.Side(stream, mux.eventLoop(), null));
+            proxies.put(request.proxyId(), new Registered(request.name(), qualified(request.name()), running));
+            reply.accept(new NewProxyResult(request.proxyId(), request.name(), running.remotePort(), "",
+                    running.details()));
         });
     }
 
-    private void pickAndBind(NewProxy request, Consumer<NewProxyResult> reply, int[] candidates, int start, int attempt) {
-        for (; attempt < Math.min(MAX_PICK_ATTEMPTS, candidates.length); attempt++) {
-            int port = candidates[(start + attempt) % candidates.length];
-            if (!ports.isFree(port, udp(request))) {
-                continue;
-            }
-            String refused = ports.reserve(port, udp(request), this, quota);
-            if (refused == null) {
-                int next = attempt + 1;
-                bind(request, port, reply, () -> pickAndBind(request, reply, candidates, start, next));
-                return;
-            }
-            if (refused.contains("maxPortsPerClient")) {
-                reply.accept(failed(request, refused));
-                return;
-            }
-        }
-        reply.accept(failed(request, "no free port among the server's allowPorts"));
-    }
-
-    private void bind(NewProxy request, int port, Consumer<NewProxyResult> reply, Runnable onInUse) {
-        PublicPort listener;
-        ChannelFuture bound;
-        if ("udp".equals(request.type())) {
-            UdpProxyListener udp = new UdpProxyListener(qualified(request.name()), request.proxyId(), mux, maxStreams,
-                    server.udpPacketSize());
-            bound = udp.bind(proxyBindAddr, port);
-            listener = udp;
-        } else {
-            ProxyListener tcp = new ProxyListener(qualified(request.name()), request.proxyId(), mux, maxStreams, pool,
-                    server.publicConns());
-            bound = tcp.bind(proxyBindAddr, port);
-            listener = tcp;
-        }
-        bound.addListener(f -> mux.eventLoop().execute(() -> {
-            if (!f.isSuccess()) {
-                ports.release(port, udp(request), this, quota);
-                boolean inUse = BindFailures.addressInUse(f.cause());
-                if (onInUse != null && inUse) {
-                    onInUse.run();
-                    return;
-                }
-                String reason = inUse
-                        ? "port " + port + " is already in use on " + proxyBindAddr
-                        : "failed to bind on [" + proxyBindAddr + ":" + port + "]: " + f.cause().getMessage();
-                reply.accept(failed(request, reason));
-                return;
-            }
-            if (closed) {
-                listener.close();
-                ports.release(port, udp(request), this, quota);
-                return;
-            }
-            int actual = listener.port();
-            if (port == 0) {
-                ports.bound(actual, udp(request), this);
-            }
-            proxies.put(request.proxyId(), listener);
-            reservedPorts.put(request.proxyId(), port == 0 ? actual : port);
-            log.info("{} client {} proxy [{}] listening on {}:{}{}", mux.channel(), id, listener.name(), proxyBindAddr,
-                    actual, listener instanceof UdpProxyListener ? " (UDP)" : "");
-            reply.accept(new NewProxyResult(request.proxyId(), request.name(), actual, ""));
-        }));
-    }
-
-    /** Closes one proxy's public port. */
+    /** Stops one proxy: its public side closes, connections in flight go on. Unknown ids are ignored. */
     void closeProxy(int proxyId) {
         closeProxy(proxyId, null);
     }
 
     private void closeProxy(int proxyId, PromiseCombiner closing) {
-        SecretProxies.Provider secret = secrets.remove(proxyId);
-        if (secret != null) {
-            server.secretProxies().unregister(secret);
-            log.info("{} client {} {} proxy [{}] closed", mux.channel(), id, secret.type(), secret.qualified());
-            return;
-        }
-        PublicPort listener = proxies.remove(proxyId);
-        if (listener != null) {
-            ChannelFuture closed = listener.close();
-            if (closing != null && closed != null) {
+        Registered proxy = proxies.remove(proxyId);
+        if (proxy != null) {
+            Future<?> closed = proxy.running().close();
+            if (closing != null) {
                 closing.add(closed);
             }
-            ports.release(reservedPorts.remove(proxyId), listener instanceof UdpProxyListener, this, quota);
-            log.info("{} client {} proxy [{}] closed", mux.channel(), id, listener.name());
+            log.info("{} client {} proxy [{}] closed", mux.channel(), id, proxy.qualifiedName());
+        }
+    }
+
+    // ---- ProxySession ----
+
+    @Override
+    public SessionLink link() {
+        return link;
+    }
+
+    @Override
+    public PublicPorts ports() {
+        return publicPorts;
+    }
+
+    /** A running proxy of this session. */
+    private record Registered(String name, String qualifiedName, RunningProxy running) {
+    }
+
+    /** This session's view of the server's port registry, counted against its account's quota. */
+    private final class SessionPorts implements PublicPorts {
+        private final boolean udp;
+
+        SessionPorts(boolean udp) {
+            this.udp = udp;
+        }
+
+        @Override
+        public String reserve(int port) {
+            return ports.reserve(port, udp, ClientSession.this, quota);
+        }
+
+        @Override
+        public void bound(int port) {
+            ports.bound(port, udp, ClientSession.this);
+        }
+
+        @Override
+        public void release(int port) {
+            ports.release(port, udp, ClientSession.this, quota);
+        }
+
+        @Override
+        public boolean isFree(int port) {
+            return ports.isFree(port, udp);
+        }
+
+        @Override
+        public PublicPorts udp() {
+            return udpPorts;
+        }
+
+        @Override
+        public int[] candidates() {
+            return quota.policy().candidates();
+        }
+
+        @Override
+        public String bindAddr() {
+            return proxyBindAddr;
         }
     }
 
@@ -336,9 +278,6 @@ final class ClientSession {
         closed = true;
         PromiseCombiner closing = new PromiseCombiner(mux.eventLoop());
         for (Integer proxyId : proxies.keySet().toArray(new Integer[0])) {
-            closeProxy(proxyId, closing);
-        }
-        for (Integer proxyId : secrets.keySet().toArray(new Integer[0])) {
             closeProxy(proxyId, closing);
         }
         heldRequests.clear();
@@ -389,6 +328,6 @@ final class ClientSession {
 
     private NewProxyResult failed(NewProxy request, String reason) {
         log.warn("{} client {} proxy [{}] refused: {}", mux.channel(), id, qualified(request.name()), reason);
-        return new NewProxyResult(request.proxyId(), request.name(), 0, reason);
+        return new NewProxyResult(request.proxyId(), request.name(), 0, reason, Options.EMPTY);
     }
 }

@@ -42,14 +42,16 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
         } else {
             p.addLast(TunnelPipeline.TLS_DETECTOR, new TlsDetector(sslContext));
         }
+        TunnelPipeline.addServerHandshake(p);
+        ServerNonce nonce = new ServerNonce();
+        if (!context.tcpMux()) {
+            p.addLast(TunnelPipeline.WORK_CONN_ACCEPTOR, new WorkConnAcceptor(context, nonce));
+        }
         VisitorStreamAcceptor visitors = new VisitorStreamAcceptor();
         MuxSession mux = new MuxSession(true, muxSettings, visitors);
         Heartbeat heartbeat = new Heartbeat(mux, keepaliveInterval, heartbeatTimeout);
-        TunnelPipeline.addSession(p, mux, heartbeat, heartbeatTimeout);
-        if (!context.tcpMux()) {
-            p.addLast(TunnelPipeline.WORK_CONN_ACCEPTOR, new WorkConnAcceptor(context));
-        }
-        p.addLast(TunnelPipeline.CONTROL, new ServerControlHandler(context, mux, heartbeat, visitors));
+        p.addLast(TunnelPipeline.CONTROL, new ServerControlHandler(context, mux, heartbeat, heartbeatTimeout, nonce,
+                visitors));
     }
 
     /**

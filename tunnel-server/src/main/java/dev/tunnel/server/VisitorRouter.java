@@ -2,10 +2,10 @@ package dev.tunnel.server;
 
 import dev.tunnel.protocol.ResetCode;
 import dev.tunnel.protocol.auth.VisitorProof;
-import dev.tunnel.protocol.mux.MuxStream;
 import dev.tunnel.protocol.visitor.StreamSplice;
 import dev.tunnel.protocol.visitor.VisitorGate;
 import dev.tunnel.protocol.visitor.VisitorHello;
+import dev.tunnel.server.proxy.secret.SecretProxies;
 import java.net.InetAddress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,16 +26,19 @@ final class VisitorRouter implements VisitorGate.Router {
 
     private final ClientSession visitor;
     private final SecretProxies secrets;
+    private final LoginThrottle throttle;
     private final InetAddress address;
 
-    VisitorRouter(ClientSession visitor, SecretProxies secrets, InetAddress address) {
+    /** @param secrets the secret proxies of the server, or null when it carries none */
+    VisitorRouter(ClientSession visitor, SecretProxies secrets, LoginThrottle throttle, InetAddress address) {
         this.visitor = visitor;
         this.secrets = secrets;
+        this.throttle = throttle;
         this.address = address;
     }
 
     io.netty.channel.EventLoop eventLoop() {
-        return visitor.eventLoop();
+        return visitor.link().eventLoop();
     }
 
     @Override
@@ -44,14 +47,13 @@ final class VisitorRouter implements VisitorGate.Router {
         String target = hello.type() + " proxy [" + SecretProxies.qualify(serverUser, hello.serverName()) + "]";
         String who = "visitor " + (visitor.user().isEmpty() ? "" : "of user " + visitor.user() + " ")
                 + "(session " + visitor.id() + ", " + side.stream() + ")";
-        LoginThrottle throttle = secrets.throttle();
         long blocked = address == null ? 0 : throttle.blockedFor(address);
         if (blocked > 0) {
             refuse(side, ResetCode.VISITOR_THROTTLED, "{} to {} refused: {} is blocked for {} s more after wrong secret keys",
                     who, target, address, (blocked + 999) / 1000);
             return;
         }
-        SecretProxies.Provider provider = secrets.find(serverUser, hello.serverName());
+        SecretProxies.Provider provider = secrets == null ? null : secrets.find(serverUser, hello.serverName());
         if (provider == null || !provider.type().equals(hello.type())) {
             refuse(side, ResetCode.VISITOR_NO_SUCH_PROXY, "{} refused: no {} is registered", who, target);
             return;
@@ -76,7 +78,7 @@ final class VisitorRouter implements VisitorGate.Router {
             throttle.succeeded(address);
         }
         String source = "visitor " + (visitor.user().isEmpty() ? "" : visitor.user() + " ") + "session " + visitor.id();
-        provider.session().openVisitorStream(provider, source, side, who);
+        secrets.connect(provider, source, side, who);
     }
 
     private static void refuse(StreamSplice.Side side, int code, String format, Object... args) {

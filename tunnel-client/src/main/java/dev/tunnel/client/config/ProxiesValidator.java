@@ -1,47 +1,59 @@
 package dev.tunnel.client.config;
 
+import dev.tunnel.client.proxy.ClientProxyType;
+import dev.tunnel.client.proxy.ClientProxyTypes;
 import dev.tunnel.config.ValueChecks;
 
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Checks the {@code [[proxies]]} list: each entry, its plugin, and names and remote ports used twice. */
+/**
+ * Checks the {@code [[proxies]]} list: the keys every entry has, then the keys of its type (the
+ * type's own {@link ClientProxyType#validate}, from the registry), its plugin, and names and
+ * remote ports used twice.
+ */
 final class ProxiesValidator {
 
-    static final List<String> FRP_PROXY_TYPES = List.of("http", "https", "xtcp", "tcpmux");
+    /** Every proxy type frp has; those this build does not register are "not supported yet". */
+    static final List<String> FRP_PROXY_TYPES = List.of("tcp", "udp", "http", "https", "stcp", "xtcp", "sudp", "tcpmux");
     static final List<String> FRP_PLUGIN_TYPES = List.of("http_proxy", "socks5", "unix_domain_socket", "http2https",
             "https2http", "https2https", "http2http", "tls2raw");
 
     private final ValueChecks checks;
+    private final ClientProxyTypes types;
 
-    ProxiesValidator(ValueChecks checks) {
+    ProxiesValidator(ValueChecks checks, ClientProxyTypes types) {
         this.checks = checks;
+        this.types = types;
     }
-
-    /** Proxy types that ride mux streams only (datagrams framed on a stream, or a visitor's stream spliced). */
-    static final List<String> MUX_ONLY_TYPES = List.of("udp", "stcp", "sudp");
-    static final List<String> SECRET_TYPES = List.of("stcp", "sudp");
 
     void validate(List<ProxyConfig> proxies, boolean tcpMux) {
         Map<String, Integer> names = new HashMap<>();
-        Map<Integer, Integer> remotePorts = new HashMap<>();
+        Map<String, Integer> remotePorts = new HashMap<>();
         for (int i = 0; i < proxies.size(); i++) {
             String key = "proxies[" + i + "]";
             ProxyConfig p = proxies.get(i);
             proxy(key, p);
-            if (!tcpMux && MUX_ONLY_TYPES.contains(p.type)) {
-                checks.check(false, key + ".type", "\"" + p.type + "\" needs transport.tcpMux = true (pool mode carries"
-                        + " TCP connections only)");
-            }
             if (p.name != null && !p.name.isBlank()) {
                 Integer first = names.putIfAbsent(p.name, i);
                 checks.check(first == null, key + ".name",
                         "\"" + p.name + "\" is already the name of proxies[" + first + "] (names must be unique)");
             }
-            if (p.remotePort != 0 && !SECRET_TYPES.contains(p.type)) {
-                // UDP ports are apart from TCP ones: a tcp and a udp proxy may share a number
-                Integer first = remotePorts.putIfAbsent("udp".equals(p.type) ? -p.remotePort : p.remotePort, i);
+            ClientProxyType type = p.type == null ? null : types.get(p.type);
+            if (type == null) {
+                continue;
+            }
+            if (type.needsMux() && !tcpMux) {
+                checks.check(false, key + ".type", "\"" + p.type + "\" needs transport.tcpMux = true (pool mode carries"
+                        + " TCP connections only)");
+            }
+            if (p.remotePort != 0 && type.portSpace() == null) {
+                checks.check(false, key + ".remotePort", p.remotePort + ": a " + p.type + " proxy has no public port"
+                        + " (visitors reach it through the server); remove remotePort");
+            } else if (p.remotePort != 0) {
+                // UDP ports are a space apart from TCP ones: a tcp and a udp proxy may share a number
+                Integer first = remotePorts.putIfAbsent(type.portSpace() + " " + p.remotePort, i);
                 checks.check(first == null, key + ".remotePort",
                         p.remotePort + " is already used by proxies[" + first + "]");
             }
@@ -50,17 +62,9 @@ final class ProxiesValidator {
 
     private void proxy(String key, ProxyConfig p) {
         checks.notBlank(key + ".name", p.name);
-        checks.oneOf(key + ".type", p.type, List.of("tcp", "udp", "stcp", "sudp"), FRP_PROXY_TYPES);
-        checks.range(key + ".remotePort", p.remotePort, 0, 65535);
-        if (SECRET_TYPES.contains(p.type)) {
-            checks.check(p.remotePort == 0, key + ".remotePort", p.remotePort + ": a " + p.type
-                    + " proxy has no public port (visitors reach it through the server); remove remotePort");
-            checks.notBlank(key + ".secretKey", p.secretKey);
-        } else {
-            checks.check(p.secretKey == null, key + ".secretKey", "only stcp and sudp proxies have one (type is \""
-                    + p.type + "\")");
-            checks.check(p.allowUsers.isEmpty(), key + ".allowUsers", "only stcp and sudp proxies have it (type is \""
-                    + p.type + "\")");
+        List<String> frpOnly = FRP_PROXY_TYPES.stream().filter(t -> types.get(t) == null).toList();
+        if (checks.oneOf(key + ".type", p.type, types.names(), frpOnly)) {
+            types.get(p.type).validate(p, key, checks);
         }
         if (p.plugin == null) {
             checks.notBlank(key + ".localIP", p.localIP);
