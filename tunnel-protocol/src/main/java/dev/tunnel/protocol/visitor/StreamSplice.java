@@ -5,7 +5,11 @@ import dev.tunnel.protocol.mux.MuxStream;
 import dev.tunnel.protocol.mux.StreamHandler;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
+import io.netty.util.internal.PlatformDependent;
 import java.util.ArrayDeque;
+import java.util.Queue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Joins two streams of two sessions on the server, a visitor's and its provider's, with no
@@ -18,8 +22,11 @@ import java.util.ArrayDeque;
  * the server holds, per direction, at most the sending stream's window.
  *
  * <h3>Threading</h3>
- * Each {@link Side} runs on its stream's session event loop; bytes, acknowledgements, FIN and
- * reset cross to the other loop with {@code execute} (directly when both loops are one).
+ * Each {@link Side} runs on its stream's session event loop. Bytes, FIN and reset cross to the
+ * other loop through that side's inbox, in order, drained by one task however many arrived
+ * meanwhile; acknowledgements add up in a counter handed over by one task the same way. So a busy
+ * splice costs a wake-up of the other loop per batch, not per chunk. When both sessions share
+ * a loop, everything is a direct call.
  *
  * <h3>Reference counting</h3>
  * Buffers pass from one side to the other and are released by the stream they are written to,
@@ -34,7 +41,7 @@ public final class StreamSplice {
         provider.other = visitor;
         visitor.run(() -> {
             if (visitor.ended) {
-                provider.run(() -> provider.reset(ResetCode.CANCEL));
+                provider.post(new Reset(ResetCode.CANCEL));
                 return;
             }
             visitor.other = provider;
@@ -44,13 +51,25 @@ public final class StreamSplice {
 
     /** Refuses the visitor's stream with {@code code} (any thread). */
     public static void refuse(Side visitor, int code) {
-        visitor.run(() -> visitor.reset(code));
+        visitor.post(new Reset(code));
+    }
+
+    private static final Object FIN = new Object();
+
+    private record Reset(int code) {
     }
 
     /** One stream of a splice. */
     public static final class Side implements StreamHandler {
         private final MuxStream stream;
         private final EventLoop loop;
+        /** What the other side sent to this one (bytes, FIN, reset), when the two run on different loops. */
+        private final Queue<Object> inbox = PlatformDependent.newMpscQueue();
+        private final AtomicBoolean drainScheduled = new AtomicBoolean();
+        private final Runnable drainTask = this::drainInbox;
+        /** Bytes this side's stream delivered that the other stream has taken: credit to return. */
+        private final AtomicInteger acks = new AtomicInteger();
+        private final Runnable ackTask = this::returnCredit;
         private Side other;
         private ArrayDeque<ByteBuf> held;
         private boolean heldFin;
@@ -93,14 +112,42 @@ public final class StreamSplice {
                 held = null;
             }
             if (heldFin) {
-                other.run(other::finFromOther);
+                other.post(FIN);
             }
         }
 
         private void forward(ByteBuf data) {
-            int bytes = data.readableBytes();
-            Side to = other;
-            to.run(() -> to.deliver(data, bytes));
+            other.post(data);
+        }
+
+        /** Hands {@code message} (a ByteBuf, {@link #FIN} or a {@link Reset}) to this side, on its loop, in order. */
+        private void post(Object message) {
+            if (loop.inEventLoop() && inbox.isEmpty()) {
+                handle(message);
+                return;
+            }
+            inbox.add(message);
+            if (drainScheduled.compareAndSet(false, true)) {
+                loop.execute(drainTask);
+            }
+        }
+
+        private void drainInbox() {
+            drainScheduled.set(false);
+            Object message;
+            while ((message = inbox.poll()) != null) {
+                handle(message);
+            }
+        }
+
+        private void handle(Object message) {
+            if (message instanceof ByteBuf data) {
+                deliver(data, data.readableBytes());
+            } else if (message == FIN) {
+                finFromOther();
+            } else if (message instanceof Reset r) {
+                reset(r.code());
+            }
         }
 
         @Override
@@ -133,8 +180,16 @@ public final class StreamSplice {
             }
         }
 
+        private void returnCredit() {
+            stream.consumed(acks.getAndSet(0));
+        }
+
         private void ack(int bytes) {
-            run(() -> stream.consumed(bytes));
+            if (loop.inEventLoop()) {
+                stream.consumed(bytes);
+            } else if (acks.getAndAdd(bytes) == 0) {
+                loop.execute(ackTask);
+            }
         }
 
         @Override
@@ -151,7 +206,7 @@ public final class StreamSplice {
             if (other == null) {
                 heldFin = true;
             } else {
-                other.run(other::finFromOther);
+                other.post(FIN);
             }
         }
 
@@ -164,8 +219,7 @@ public final class StreamSplice {
             ended = true;
             releaseHeld();
             if (other != null) {
-                Side to = other;
-                to.run(() -> to.reset(code == ResetCode.SESSION_CLOSED ? ResetCode.CANCEL : code));
+                other.post(new Reset(code == ResetCode.SESSION_CLOSED ? ResetCode.CANCEL : code));
             }
         }
 
