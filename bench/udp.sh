@@ -6,7 +6,7 @@
 #   bench/udp.sh --quick       small counts: checks that the harness works (writes to its work dir)
 #   options: --no-install (skip apt-get), SKIP_BUILD=1 (use the jars already built), KEEP_WORK=1
 #
-# Everything listens on 127.0.0.1 (ports 19400-19499); every load is bounded in count and time.
+# Everything listens on 127.0.0.1 (free ports picked at start); every load is bounded in count and time.
 #   - UDP echo: 2,000 datagrams of 1,200 bytes (32 in flight) direct and through a udp proxy.
 #   - iperf3 -u at 200 Mbit/s for T seconds, datagrams of 1,200 bytes, 4 MiB socket buffers (-w; the
 #     208 KiB default overflows whenever the receiver is descheduled on a shared machine), direct and
@@ -35,6 +35,7 @@ if [ $QUICK = 1 ]; then D=2; IPERF_T=2; DNS_N=50; WARM_S=1; else D=10; IPERF_T=5
 DELAY_MS=40
 
 WORK=$(mktemp -d /tmp/tunnel-udp-bench.XXXXXX)
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 log() { echo "[$(date +%T)] $*" >&2; }
 RESULTS=$WORK/results.txt; : > "$RESULTS"
 put() { echo "$1=$2" >> "$RESULTS"; log "  $1 = $2"; }
@@ -78,8 +79,25 @@ probe() { java -cp "$BENCH_JAR" dev.tunnel.bench.UdpProbe "$@" | awk '/^RESULT/'
 field() { echo "$1" | tr ' ' '\n' | awk -F= -v k="$2" '$1 == k {print $2}'; }
 
 # ---- ports ----
-BIND=19400; LINK=19401; ECHO=19410; DNS=19411; IPERF=19412; NGINX=19413
-T_ECHO=19420; T_DNS=19421; T_IPERF=19422; T_WEB=19423; V_WEB=19430
+# Picked at run time, free for both TCP and UDP: the machine is shared, fixed ports collide.
+free_ports() { python3 - "$1" <<'PY'
+import socket, sys
+out = []
+while len(out) < int(sys.argv[1]):
+    t = socket.socket(); t.bind(("127.0.0.1", 0)); port = t.getsockname()[1]
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        u.bind(("127.0.0.1", port))
+        if port not in out:
+            out.append(port)
+    except OSError:
+        pass
+    finally:
+        u.close(); t.close()
+print(" ".join(map(str, out)))
+PY
+}
+read -r BIND LINK ECHO DNS IPERF NGINX T_ECHO T_DNS T_IPERF T_WEB V_WEB <<< "$(free_ports 11)"
 
 # ---- the apps at home ----
 start echo java -cp "$BENCH_JAR" dev.tunnel.bench.UdpProbe echo --listen 127.0.0.1:$ECHO
@@ -213,7 +231,7 @@ cat > "$SECTION" <<MD
 ## UDP, stcp and sudp
 
 \`$COMMAND\`, $(date -u +%F), commit $(git rev-parse --short HEAD), $(nproc) cores, load average
-before the run $(cut -d' ' -f1-3 /proc/loadavg) (the machine is shared: compare the columns of one
+before the run $LOAD_BEFORE (the machine is shared: compare the columns of one
 run, not runs). Default settings, TLS on, mux mode, one server, one provider client, one visitor.
 
 | figure | direct | through the tunnel | target |
@@ -224,6 +242,9 @@ run, not runs). Default settings, TLS on, mux mode, one server, one provider cli
 | the same, client behind an 80 ms link (LinkEmulator), median of $((DNS_N / 3)) (\`dig\`: ${dig_link_answer}) | ${dns_direct_p50_us} us | ${dns_link_p50_us} us (+${added_link} ms) | +1 RTT (80 ms) |
 | nginx \`/ping\`, wrk keep-alive, 50 connections, ${D} s | tcp proxy: ${tcp_rps} req/s | stcp visitor: ${stcp_rps} req/s (**${ratio}x**) | >= 0.45x |
 | 10 MB through the stcp visitor, SHA-256 equal | | ${stcp_10mb_intact} | |
+
+iperf3 counts loss at its receiver (the app at home); the tunnel's own drops (a stream out of
+credit, a full socket queue, oversize) are logged by each proxy once per 10 s with counts.
 <!-- udp-bench:end -->
 MD
 if [ $QUICK = 1 ]; then OUT=$WORK/benchmarks.md; cp docs/benchmarks.md "$OUT"; else OUT=docs/benchmarks.md; fi
