@@ -73,6 +73,9 @@ final class UdpAssociation implements StreamHandler {
         long oversize = decoder.oversize();
         decoder.decode(data, datagram -> {
             if (!socket.isWritable()) {
+                socket.flush(); // one tunnel read can bring more than the watermark: send what is queued first
+            }
+            if (!socket.isWritable()) {
                 datagram.release();
                 drops.drop(UdpDrops.Reason.SOCKET_FULL, peer);
                 return;

@@ -153,6 +153,9 @@ public final class UdpLocalRelay extends ChannelInboundHandlerAdapter implements
         long oversize = decoder.oversize();
         decoder.decode(data, datagram -> {
             if (!channel.isWritable()) {
+                channel.flush(); // one tunnel read can bring more than the watermark: send what is queued first
+            }
+            if (!channel.isWritable()) {
                 datagram.release();
                 drops.drop(UdpDrops.Reason.SOCKET_FULL, channel.remoteAddress());
                 return;
