@@ -8,6 +8,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.SocketChannel;
+import java.util.Collection;
 import java.util.function.Function;
 
 /**
@@ -25,12 +26,17 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final SessionListener listener;
     private final ChannelGroup localConns;
     private final ClientWorkConn.Settings workConns;
+    private final int udpPacketSize;
+    private final Collection<VisitorTarget> visitors;
 
     /** @param workConns how to open work connections in pool mode; null in mux mode */
     ClientChannelInitializer(Function<SocketChannel, io.netty.handler.ssl.SslHandler> tls, ClientIdentity identity,
                              ClientCredentials credentials, MuxSettings muxSettings, int heartbeatInterval, int heartbeatTimeout,
                              ProxyManager proxies, SessionListener listener, ChannelGroup localConns,
-                             ClientWorkConn.Settings workConns) {
+                             ClientWorkConn.Settings workConns, int udpPacketSize,
+                             Collection<VisitorTarget> visitors) {
+        this.visitors = visitors;
+        this.udpPacketSize = udpPacketSize;
         this.localConns = localConns;
         this.workConns = workConns;
         this.tls = tls;
@@ -49,13 +55,14 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
         if (tls != null) {
             p.addLast(TunnelPipeline.TLS, tls.apply(ch));
         }
-        MuxSession mux = new MuxSession(false, muxSettings, new LocalConnector(proxies, ch.eventLoop(), localConns));
+        MuxSession mux = new MuxSession(false, muxSettings, new LocalConnector(proxies, ch.eventLoop(), localConns,
+                udpPacketSize));
         Heartbeat heartbeat = new Heartbeat(mux, heartbeatInterval, heartbeatTimeout);
         TunnelPipeline.addSession(p, mux, heartbeat, heartbeatTimeout);
         if (workConns != null) {
             p.addLast(TunnelPipeline.WORK_CONNS, new WorkConnector(workConns, proxies, localConns));
         }
         p.addLast(TunnelPipeline.CONTROL, new ClientControlHandler(identity, credentials, mux, heartbeat, proxies, listener,
-                tls != null));
+                tls != null, new VisitorListeners(visitors, localConns, udpPacketSize)));
     }
 }

@@ -49,9 +49,15 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
     private String failure;
     private Set<String> serverCapabilities = Set.of();
     private String serverVersion = "";
+    private final VisitorListeners visitors;
+    private final String user;
 
+    /** @param visitors the visitors' local ports, bound while this connection is logged in */
     ClientControlHandler(ClientIdentity identity, ClientCredentials credentials, MuxSession mux, Heartbeat heartbeat,
-                         ProxyManager proxies, SessionListener listener, boolean tls) {
+                         ProxyManager proxies, SessionListener listener, boolean tls,
+                         VisitorListeners visitors) {
+        this.visitors = visitors;
+        this.user = credentials.user();
         this.identity = identity;
         this.exchange = new LoginExchange(credentials);
         this.mux = mux;
@@ -156,6 +162,7 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
         loggedIn = true;
         heartbeat.start(ctx.pipeline().context(TunnelPipeline.HEARTBEAT));
         listener.loggedIn(result.sessionId());
+        visitors.start(new VisitorStreams(mux, exchange.serverNonce(), user));
     }
 
     /** A refusal of a proxy whose type the server does not announce says so, with both versions. */
@@ -178,6 +185,7 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         proxies.sessionEnded(ctx.channel());
+        visitors.stop();
         String reason = failure;
         if (reason == null && !prefaceSeen) {
             reason = closedBeforeAnswering("");

@@ -1,5 +1,6 @@
 package dev.tunnel.client;
 
+import dev.tunnel.client.proxy.StreamDialer;
 import dev.tunnel.protocol.ResetCode;
 import dev.tunnel.protocol.mux.MuxStream;
 import dev.tunnel.protocol.mux.StreamAcceptor;
@@ -38,9 +39,11 @@ final class LocalConnector implements StreamAcceptor {
     private final EventLoop eventLoop;
     private final ChannelGroup localConns;
     private final PacedStarts starts;
+    private final int udpPacketSize;
 
     /** @param localConns every local connection joins it (the shutdown drain waits on it) */
-    LocalConnector(ProxyManager proxies, EventLoop eventLoop, ChannelGroup localConns) {
+    LocalConnector(ProxyManager proxies, EventLoop eventLoop, ChannelGroup localConns, int udpPacketSize) {
+        this.udpPacketSize = udpPacketSize;
         this.proxies = proxies;
         this.eventLoop = eventLoop;
         this.localConns = localConns;
@@ -53,6 +56,10 @@ final class LocalConnector implements StreamAcceptor {
         if (proxy == null) {
             log.warn("server opened a stream for unknown proxy id {}: refused", proxyId);
             stream.reset(ResetCode.REFUSED);
+            return;
+        }
+        if (proxy.dialer() instanceof StreamDialer datagrams) {
+            datagrams.accept(stream, eventLoop, source, localConns, udpPacketSize);
             return;
         }
         StreamRelay relay = new StreamRelay(stream, proxy.traffic());

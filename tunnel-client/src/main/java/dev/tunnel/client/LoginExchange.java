@@ -75,6 +75,11 @@ final class LoginExchange {
                 + credentials.pinnedServer().fingerprint() + "; refusing to log in (someone may be intercepting TLS)";
     }
 
+    /** The server nonce this login answered (visitor proofs are bound to it), or null before the challenge. */
+    String serverNonce() {
+        return serverNonce;
+    }
+
     /** Whether a successful result carries the server's proof for this login. */
     boolean serverProven(LoginResult result) {
         return clientNonce != null && LoginProof.verifyServer(credentials.token(), credentials.user(), serverNonce,

@@ -30,6 +30,9 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -76,6 +79,7 @@ public final class TunnelClient implements AutoCloseable {
     private final EventLoopGroup group;
     private final SslContext ssl;
     private final ProxyManager proxies;
+    private final List<VisitorTarget> visitors;
     private final ClientIdentity identity;
     private final ClientCredentials credentials;
     private final CompletableFuture<Void> firstLogin = new CompletableFuture<>();
@@ -95,6 +99,7 @@ public final class TunnelClient implements AutoCloseable {
         this.group = group;
         this.ssl = ssl;
         this.proxies = proxies;
+        this.visitors = visitorTargets(config);
         this.identity = new ClientIdentity(Version.get(), hostname(), UUID.randomUUID().toString(), config.auth.token,
                 config.transport.tcpMux, config.transport.poolCount, types.capabilities());
         String pin = config.transport.tls.serverFingerprint;
@@ -126,6 +131,10 @@ public final class TunnelClient implements AutoCloseable {
             if (ssl == null) {
                 log.warn("transport.tls.enable = false: the login cannot be bound to a server certificate, so a man in"
                         + " the middle could take this session; use TLS");
+                if (config.proxies.stream().anyMatch(p -> p.secretKey != null)) {
+                    log.warn("transport.tls.enable = false: the secretKey of stcp/sudp proxies goes to the server in the"
+                            + " clear; use TLS");
+                }
             }
             TunnelClient client = new TunnelClient(config, types, group, ssl, proxies);
             client.connect();
@@ -253,7 +262,8 @@ public final class TunnelClient implements AutoCloseable {
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(512 * 1024, 2 * 1024 * 1024))
                 .handler(new ClientChannelInitializer(tlsHandler, identity, credentials,
                         new MuxSettings(t.tcpMuxInitialWindow, t.tcpMuxMaxWindow), pingInterval(t),
-                        t.heartbeatTimeout, proxies, new Listener(), localConns, workConns));
+                        t.heartbeatTimeout, proxies, new Listener(), localConns, workConns, config.udpPacketSize,
+                        visitors));
         if (t.sendBufferSize > 0) {
             bootstrap.option(ChannelOption.SO_SNDBUF, t.sendBufferSize);
         }
@@ -370,6 +380,16 @@ public final class TunnelClient implements AutoCloseable {
         public void disconnected(String reason) {
             lost(reason == null ? "server closed the connection" : reason);
         }
+    }
+
+    private static List<VisitorTarget> visitorTargets(ClientConfig config) {
+        List<VisitorTarget> out = new ArrayList<>();
+        int id = 1;
+        for (dev.tunnel.client.config.VisitorConfig v : config.visitors) {
+            out.add(new VisitorTarget(id++, v.name, v.type, v.serverUser, v.serverName, v.secretKey, v.bindAddr,
+                    v.bindPort));
+        }
+        return Collections.unmodifiableList(out);
     }
 
     private static String hostname() {

@@ -14,6 +14,26 @@ public final class ResetCode {
     public static final int REFUSED = 5;
     /** The tunnel session ended. */
     public static final int SESSION_CLOSED = 6;
+    /** A visitor's proof does not match the secret proxy's {@code secretKey}. */
+    public static final int VISITOR_AUTH_FAILED = 7;
+    /** No secret proxy of the visitor's type is registered under the name it asked for. */
+    public static final int VISITOR_NO_SUCH_PROXY = 8;
+    /** The secret proxy's {@code allowUsers} does not include the visitor's user. */
+    public static final int VISITOR_NOT_ALLOWED = 9;
+    /** Too many failed visitor proofs from the visitor's address; refused for a while. */
+    public static final int VISITOR_THROTTLED = 10;
+
+    /** What a visitor's log says when the server refused its stream with {@code code}. */
+    public static String visitorRefusal(int code) {
+        return switch (code) {
+            case VISITOR_AUTH_FAILED -> "wrong secretKey";
+            case VISITOR_NO_SUCH_PROXY -> "no such secret proxy on the server (check serverName, serverUser and type;"
+                    + " is the provider's client connected?)";
+            case VISITOR_NOT_ALLOWED -> "this user is not in the proxy's allowUsers";
+            case VISITOR_THROTTLED -> "too many wrong secret keys from this address; refused for a while";
+            default -> name(code);
+        };
+    }
 
     private ResetCode() {
     }
@@ -26,6 +46,10 @@ public final class ResetCode {
             case PROTOCOL_ERROR -> "PROTOCOL_ERROR";
             case REFUSED -> "REFUSED";
             case SESSION_CLOSED -> "SESSION_CLOSED";
+            case VISITOR_AUTH_FAILED -> "VISITOR_AUTH_FAILED";
+            case VISITOR_NO_SUCH_PROXY -> "VISITOR_NO_SUCH_PROXY";
+            case VISITOR_NOT_ALLOWED -> "VISITOR_NOT_ALLOWED";
+            case VISITOR_THROTTLED -> "VISITOR_THROTTLED";
             default -> "CODE_" + code;
         };
     }

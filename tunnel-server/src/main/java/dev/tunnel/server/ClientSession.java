@@ -54,7 +54,9 @@ final class ClientSession implements ProxySession {
     private final String proxyBindAddr;
     private final WorkConnPool pool;
     private final SessionLink link;
-    private final PublicPorts publicPorts = new SessionPorts();
+    private final PublicPorts publicPorts = new SessionPorts(false);
+    private final PublicPorts udpPorts = new SessionPorts(true);
+    private final String loginNonce;
     /** Written on the session loop; concurrent so that {@link #proxyStatus} may read it from any thread. */
     private final Map<Integer, Registered> proxies = new ConcurrentHashMap<>();
     private final Set<Integer> starting = new HashSet<>();
@@ -68,9 +70,12 @@ final class ClientSession implements ProxySession {
      *              another's proxies), run id and transport mode
      * @param quota the port rules of the client's account
      * @param token the token of the client's account (keys its work connections' proofs; never logged)
+     * @param loginNonce the server nonce its login answered (its visitors' proofs are bound to it)
      */
-    ClientSession(String id, Login login, MuxSession mux, ServerContext server, PortQuota quota, String token) {
+    ClientSession(String id, Login login, MuxSession mux, ServerContext server, PortQuota quota, String token,
+                  String loginNonce) {
         this.id = id;
+        this.loginNonce = loginNonce;
         this.user = login.user();
         this.token = token;
         this.runId = login.runId();
@@ -108,6 +113,11 @@ final class ClientSession implements ProxySession {
     /** The token of the session's account: work connection proofs are keyed with it. A secret. */
     String token() {
         return token;
+    }
+
+    /** The server nonce of this session's login challenge: its visitors' proofs cover it. */
+    String loginNonce() {
+        return loginNonce;
     }
 
     /** The work connection pool in pool mode, or null in mux mode. */
@@ -234,24 +244,35 @@ final class ClientSession implements ProxySession {
 
     /** This session's view of the server's port registry, counted against its account's quota. */
     private final class SessionPorts implements PublicPorts {
+        private final boolean udp;
+
+        SessionPorts(boolean udp) {
+            this.udp = udp;
+        }
+
         @Override
         public String reserve(int port) {
-            return ports.reserve(port, ClientSession.this, quota);
+            return ports.reserve(port, udp, ClientSession.this, quota);
         }
 
         @Override
         public void bound(int port) {
-            ports.bound(port, ClientSession.this);
+            ports.bound(port, udp, ClientSession.this);
         }
 
         @Override
         public void release(int port) {
-            ports.release(port, ClientSession.this, quota);
+            ports.release(port, udp, ClientSession.this, quota);
         }
 
         @Override
         public boolean isFree(int port) {
-            return ports.isFree(port);
+            return ports.isFree(port, udp);
+        }
+
+        @Override
+        public PublicPorts udp() {
+            return udpPorts;
         }
 
         @Override

@@ -112,9 +112,24 @@ final class MuxLink implements SessionLink {
         }
     }
 
+    @Override
+    public MuxStream openStream(ProxyRef proxy, String source) {
+        if (!isActive() || !limit.admit(mux.channel(), proxy.name(), source, mux.streamCount())) {
+            return null;
+        }
+        MuxStream stream = mux.openStream(proxy.id(), source);
+        log.debug("{} proxy [{}] {} -> {}", mux.channel(), proxy.name(), source, stream);
+        return stream;
+    }
+
+    @Override
+    public boolean carriesStreams() {
+        return true;
+    }
+
     /** Admits the connection and opens its stream; null when refused. */
     private StreamRelay open(Channel publicConn, ProxyRef proxy) {
-        if (!isActive() || !limit.admit(mux.channel(), proxy.name(), publicConn, mux.streamCount())) {
+        if (!isActive() || !limit.admit(mux.channel(), proxy.name(), publicConn.remoteAddress(), mux.streamCount())) {
             return null;
         }
         RelayedSockets.configure(publicConn.config());

@@ -99,7 +99,7 @@ final class PoolLink implements SessionLink {
     }
 
     private boolean admit(Channel publicConn, ProxyRef proxy) {
-        if (!isActive() || !limit.admit(control, proxy.name(), publicConn, pool.publicConnCount())) {
+        if (!isActive() || !limit.admit(control, proxy.name(), publicConn.remoteAddress(), pool.publicConnCount())) {
             return false;
         }
         RelayedSockets.configure(publicConn.config());
@@ -107,5 +107,15 @@ final class PoolLink implements SessionLink {
         proxy.track(publicConn);
         pool.track(publicConn);
         return true;
+    }
+
+    @Override
+    public dev.tunnel.protocol.mux.MuxStream openStream(ProxyRef proxy, String source) {
+        return null; // pool mode carries sockets on work connections, no streams
+    }
+
+    @Override
+    public boolean carriesStreams() {
+        return false;
     }
 }

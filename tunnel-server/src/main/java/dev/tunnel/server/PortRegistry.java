@@ -12,7 +12,9 @@ import java.util.Map;
  * call is a few map operations.
  */
 final class PortRegistry {
+    /** Owners by port: TCP ports as they are, UDP ports offset by {@link #UDP} (the two are separate spaces, as in frp). */
     private final Map<Integer, Object> owners = new HashMap<>();
+    private static final int UDP = 1 << 16;
     private final Map<PortQuota, Integer> counts = new HashMap<>();
 
     /** Which ports may be opened. */
@@ -29,6 +31,12 @@ final class PortRegistry {
      * @return null on success, or the reason the port cannot be reserved
      */
     synchronized String reserve(int port, Object owner, PortQuota quota) {
+        return reserve(port, false, owner, quota);
+    }
+
+    /** {@link #reserve(int, Object, PortQuota)} for a TCP ({@code udp = false}) or a UDP port. */
+    synchronized String reserve(int port, boolean udp, Object owner, PortQuota quota) {
+        int key = udp && port != 0 ? port | UDP : port;
         int max = quota.maxPorts();
         if (max > 0 && counts.getOrDefault(quota, 0) >= max) {
             return quota.holder() + " already holds " + max + " ports (maxPortsPerClient = " + max + ")";
@@ -36,11 +44,11 @@ final class PortRegistry {
         if (port != 0 && !quota.policy().allowed(port)) {
             return "port " + port + " is not allowed by the server (allowPorts)";
         }
-        if (port != 0 && owners.containsKey(port)) {
-            return "port " + port + " is already used by another proxy";
+        if (port != 0 && owners.containsKey(key)) {
+            return (udp ? "UDP " : "") + "port " + port + " is already used by another proxy";
         }
         if (port != 0) {
-            owners.put(port, owner);
+            owners.put(key, owner);
         }
         counts.merge(quota, 1, Integer::sum);
         return null;
@@ -48,17 +56,30 @@ final class PortRegistry {
 
     /** Records the port the OS picked for a reservation made with port 0. */
     synchronized void bound(int port, Object owner) {
-        owners.putIfAbsent(port, owner);
+        bound(port, false, owner);
+    }
+
+    synchronized void bound(int port, boolean udp, Object owner) {
+        owners.putIfAbsent(udp ? port | UDP : port, owner);
     }
 
     /** Whether {@code port} is free as far as this server knows (the OS may still refuse it). */
     synchronized boolean isFree(int port) {
-        return !owners.containsKey(port);
+        return isFree(port, false);
+    }
+
+    synchronized boolean isFree(int port, boolean udp) {
+        return !owners.containsKey(udp ? port | UDP : port);
     }
 
     synchronized void release(int port, Object owner, PortQuota quota) {
-        if (port != 0 && owners.get(port) == owner) {
-            owners.remove(port);
+        release(port, false, owner, quota);
+    }
+
+    synchronized void release(int port, boolean udp, Object owner, PortQuota quota) {
+        int key = udp && port != 0 ? port | UDP : port;
+        if (port != 0 && owners.get(key) == owner) {
+            owners.remove(key);
         }
         counts.computeIfPresent(quota, (k, n) -> n <= 1 ? null : n - 1);
     }

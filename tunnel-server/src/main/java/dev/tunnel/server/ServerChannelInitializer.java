@@ -47,9 +47,11 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
         if (!context.tcpMux()) {
             p.addLast(TunnelPipeline.WORK_CONN_ACCEPTOR, new WorkConnAcceptor(context, nonce));
         }
-        MuxSession mux = new MuxSession(true, muxSettings, null);
+        VisitorStreamAcceptor visitors = new VisitorStreamAcceptor();
+        MuxSession mux = new MuxSession(true, muxSettings, visitors);
         Heartbeat heartbeat = new Heartbeat(mux, keepaliveInterval, heartbeatTimeout);
-        p.addLast(TunnelPipeline.CONTROL, new ServerControlHandler(context, mux, heartbeat, heartbeatTimeout, nonce));
+        p.addLast(TunnelPipeline.CONTROL, new ServerControlHandler(context, mux, heartbeat, heartbeatTimeout, nonce,
+                visitors));
     }
 
     /**

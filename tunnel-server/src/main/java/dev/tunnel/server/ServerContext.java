@@ -11,11 +11,12 @@ import io.netty.channel.group.ChannelGroup;
  *
  * @param pool  pool-mode settings ({@code tcpMux = false})
  * @param types the proxy types this server carries
+ * @param visitorThrottle per-address backoff after wrong visitor secret keys (apart from the login one)
  */
 record ServerContext(String token, boolean tcpMux, PortRegistry ports, String proxyBindAddr, String version,
                      int loginTimeoutSeconds, Credentials credentials, LoginAuthenticator authenticator,
                      LoginThrottle throttle, int maxStreamsPerClient, PoolSettings pool, SessionRegistry sessions,
-                     ChannelGroup publicConns, ServerProxyTypes types) {
+                     ChannelGroup publicConns, ServerProxyTypes types, LoginThrottle visitorThrottle) {
 
     /**
      * @param maxPoolCount           most idle work connections kept per client

@@ -16,6 +16,7 @@ import dev.tunnel.protocol.ProtocolException;
 import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.protocol.mux.Heartbeat;
 import dev.tunnel.protocol.mux.MuxSession;
+import dev.tunnel.server.proxy.secret.SecretProxyType;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -53,6 +54,7 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
     private final Heartbeat heartbeat;
     private final int heartbeatTimeout;
     private final ServerNonce challenge;
+    private final VisitorStreamAcceptor visitors;
     private ClientSession session;
     private boolean prefaceSeen;
     private boolean refused;
@@ -64,6 +66,13 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
      */
     ServerControlHandler(ServerContext server, MuxSession mux, Heartbeat heartbeat, int heartbeatTimeout,
                          ServerNonce challenge) {
+        this(server, mux, heartbeat, heartbeatTimeout, challenge, null);
+    }
+
+    /** @param visitors takes the visitor streams the client opens once it logged in; null refuses them */
+    ServerControlHandler(ServerContext server, MuxSession mux, Heartbeat heartbeat, int heartbeatTimeout,
+                         ServerNonce challenge, VisitorStreamAcceptor visitors) {
+        this.visitors = visitors;
         this.server = server;
         this.mux = mux;
         this.heartbeat = heartbeat;
@@ -189,7 +198,11 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
         String id = Long.toString(SESSION_IDS.incrementAndGet());
         Credentials.Account account = verdict.account();
         session = new ClientSession(id, login, mux, server, server.credentials().quotaFor(account),
-                account.token());
+                account.token(), nonce);
+        if (visitors != null) {
+            visitors.router(new VisitorRouter(session, SecretProxyType.tableOf(server.types()), server.visitorThrottle(),
+                    address));
+        }
         ctx.writeAndFlush(new ControlFrame(new LoginResult(LoginResult.OK, "", server.version(), id,
                 mux.settings().initialWindow(), verdict.serverProof(), server.types().capabilities(), Options.EMPTY)));
         session.start();

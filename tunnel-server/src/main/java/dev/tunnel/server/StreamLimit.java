@@ -23,8 +23,8 @@ final class StreamLimit {
         this.max = max;
     }
 
-    /** Whether a public connection {@code ch} of proxy {@code proxyName} may open, with {@code open} already open. */
-    boolean admit(Channel control, String proxyName, Channel ch, int open) {
+    /** Whether a public connection from {@code peer} of proxy {@code proxyName} may open, with {@code open} already open. */
+    boolean admit(Channel control, String proxyName, Object peer, int open) {
         if (max <= 0 || open < max) {
             return true;
         }
@@ -33,7 +33,7 @@ final class StreamLimit {
         if (lastLogNanos == Long.MIN_VALUE || now - lastLogNanos >= LOG_INTERVAL_NANOS) {
             log.warn("{} proxy [{}] refused {} public connection(s), latest from {}: the client already has {} open"
                     + " connections (transport.maxStreamsPerClient = {})", control, proxyName, refusedSinceLog,
-                    ch.remoteAddress(), open, max);
+                    peer, open, max);
             lastLogNanos = now;
             refusedSinceLog = 0;
         }

@@ -83,7 +83,8 @@ public final class TunnelServer implements AutoCloseable {
             ServerContext context = new ServerContext(config.auth.token, config.transport.tcpMux, ports,
                     config.effectiveProxyBindAddr(), Version.get(), config.transport.loginTimeout, credentials,
                     authenticator, throttle, config.transport.maxStreamsPerClient, pool, new SessionRegistry(),
-                    publicConns, types);
+                    publicConns, types, new LoginThrottle(config.auth.maxFailedLogins,
+                    TimeUnit.SECONDS.toMillis(config.auth.failedLoginBlockSeconds), System::currentTimeMillis));
             openTypes(types, new ServerEnvironment(config, workerGroup, publicConns));
             MuxSettings mux = new MuxSettings(config.transport.tcpMuxInitialWindow, config.transport.tcpMuxMaxWindow);
             ServerBootstrap bootstrap = new ServerBootstrap()

@@ -38,7 +38,7 @@ final class ServerLoginHarness {
                 new LoginAuthenticator(credentials, OWN), new LoginThrottle(0, 0, System::currentTimeMillis), 0,
                 new ServerContext.PoolSettings(5, 10, 30), new SessionRegistry(),
                 new io.netty.channel.group.DefaultChannelGroup(io.netty.util.concurrent.GlobalEventExecutor.INSTANCE),
-                dev.tunnel.server.proxy.ServerProxyTypes.standard());
+                dev.tunnel.server.proxy.ServerProxyTypes.standard(), new LoginThrottle(0, 0, System::currentTimeMillis));
     }
 
     /** A new connection; handlers are in place before channelActive, as with a real socket. */

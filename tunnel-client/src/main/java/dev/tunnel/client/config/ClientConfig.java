@@ -29,11 +29,15 @@ public class ClientConfig {
     public boolean loginFailExit = true;
     /** User name for servers with per-user tokens ([[users]]); its proxies are namespaced by it. "" = the shared token. */
     public String user = "";
+    /** Largest datagram, in bytes, that udp and sudp proxies and sudp visitors carry; longer ones are dropped (1-65535). */
+    public int udpPacketSize = 1500;
     public Auth auth = new Auth();
     public Transport transport = new Transport();
     public Log log = new Log();
     /** {@code [[proxies]]}: what to expose. */
     public List<ProxyConfig> proxies = new ArrayList<>();
+    /** {@code [[visitors]]}: local ports that reach other clients' stcp/sudp proxies. */
+    public List<VisitorConfig> visitors = new ArrayList<>();
 
     /** {@code [auth]}. */
     public static class Auth {

@@ -45,7 +45,9 @@ final class ClientConfigValidator implements ConfigValidator<ClientConfig> {
         transport(cfg.transport, checks);
         checks.oneOf("log.level", cfg.log.level, LogSetup.LEVELS, List.of());
         checks.notBlank("log.to", cfg.log.to);
-        new ProxiesValidator(checks, types).validate(cfg.proxies);
+        checks.range("udpPacketSize", cfg.udpPacketSize, 1, 65535);
+        new ProxiesValidator(checks, types).validate(cfg.proxies, cfg.transport.tcpMux);
+        new VisitorsValidator(checks).validate(cfg.visitors, cfg.transport.tcpMux);
     }
 
     private static void transport(ClientConfig.Transport t, ValueChecks checks) {

@@ -28,9 +28,9 @@ final class ProxiesValidator {
         this.types = types;
     }
 
-    void validate(List<ProxyConfig> proxies) {
+    void validate(List<ProxyConfig> proxies, boolean tcpMux) {
         Map<String, Integer> names = new HashMap<>();
-        Map<Integer, Integer> remotePorts = new HashMap<>();
+        Map<String, Integer> remotePorts = new HashMap<>();
         for (int i = 0; i < proxies.size(); i++) {
             String key = "proxies[" + i + "]";
             ProxyConfig p = proxies.get(i);
@@ -40,8 +40,20 @@ final class ProxiesValidator {
                 checks.check(first == null, key + ".name",
                         "\"" + p.name + "\" is already the name of proxies[" + first + "] (names must be unique)");
             }
-            if (p.remotePort != 0) {
-                Integer first = remotePorts.putIfAbsent(p.remotePort, i);
+            ClientProxyType type = p.type == null ? null : types.get(p.type);
+            if (type == null) {
+                continue;
+            }
+            if (type.needsMux() && !tcpMux) {
+                checks.check(false, key + ".type", "\"" + p.type + "\" needs transport.tcpMux = true (pool mode carries"
+                        + " TCP connections only)");
+            }
+            if (p.remotePort != 0 && type.portSpace() == null) {
+                checks.check(false, key + ".remotePort", p.remotePort + ": a " + p.type + " proxy has no public port"
+                        + " (visitors reach it through the server); remove remotePort");
+            } else if (p.remotePort != 0) {
+                // UDP ports are a space apart from TCP ones: a tcp and a udp proxy may share a number
+                Integer first = remotePorts.putIfAbsent(type.portSpace() + " " + p.remotePort, i);
                 checks.check(first == null, key + ".remotePort",
                         p.remotePort + " is already used by proxies[" + first + "]");
             }
@@ -63,6 +75,7 @@ final class ProxiesValidator {
                 checks.port(key + ".localPort", p.localPort);
             }
         } else {
+            checks.check("tcp".equals(p.type), key + ".plugin", "a plugin serves TCP only (type is \"" + p.type + "\")");
             plugin(key + ".plugin", p.plugin);
         }
     }

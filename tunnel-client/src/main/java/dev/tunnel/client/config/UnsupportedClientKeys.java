@@ -7,7 +7,7 @@ final class UnsupportedClientKeys {
 
     static final UnsupportedKeys KEYS = UnsupportedKeys.of(
             "clientID", "metadatas", "start", "includes", "webServer", "virtualNet", "featureGates",
-            "udpPacketSize", "natHoleStunServer", "dnsServer", "visitors",
+            "natHoleStunServer", "dnsServer",
             "auth.oidc", "auth.additionalScopes", "auth.tokenSource",
             "transport.connectServerLocalIP", "transport.proxyURL", "transport.quic",
             "transport.dialServerKeepalive", "transport.tls.disableCustomTLSFirstByte",
@@ -16,8 +16,11 @@ final class UnsupportedClientKeys {
             "proxies.transport", "proxies.loadBalancer", "proxies.healthCheck", "proxies.annotations",
             "proxies.metadatas", "proxies.customDomains", "proxies.subdomain", "proxies.locations",
             "proxies.hostHeaderRewrite", "proxies.requestHeaders", "proxies.responseHeaders",
-            "proxies.routeByHTTPUser", "proxies.httpUser", "proxies.httpPassword", "proxies.secretKey",
-            "proxies.allowUsers", "proxies.multiplexer", "proxies.enabled",
+            "proxies.routeByHTTPUser", "proxies.httpUser", "proxies.httpPassword", "proxies.multiplexer", "proxies.enabled",
+            // per visitor (xtcp's own keys are reported with its type)
+            "visitors.transport", "visitors.plugin", "visitors.enabled", "visitors.protocol", "visitors.keepTunnelOpen",
+            "visitors.maxRetriesAnHour", "visitors.minRetryInterval", "visitors.fallbackTo",
+            "visitors.fallbackTimeoutMs", "visitors.natTraversal",
             // keys of frp plugins other than static_file
             "proxies.plugin.unixPath", "proxies.plugin.localAddr", "proxies.plugin.crtPath",
             "proxies.plugin.keyPath", "proxies.plugin.hostHeaderRewrite", "proxies.plugin.requestHeaders",

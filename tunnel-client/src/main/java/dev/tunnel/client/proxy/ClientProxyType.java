@@ -36,4 +36,18 @@ public interface ClientProxyType {
      * {@code localIP:localPort}, or the address of the built-in plugin serving it).
      */
     LocalDialer dialer(ProxyConfig proxy, InetSocketAddress local);
+
+    /**
+     * The port space of {@code remotePort} for this type: {@code "tcp"}, {@code "udp"} (apart from
+     * TCP's, as in frp), or null for a type without a public port (a {@code remotePort} is then an
+     * error). Two proxies of one space may not ask for the same port.
+     */
+    default String portSpace() {
+        return "tcp";
+    }
+
+    /** Whether the type rides bare streams (datagrams, visitors' splices): then it needs {@code transport.tcpMux = true}. */
+    default boolean needsMux() {
+        return false;
+    }
 }

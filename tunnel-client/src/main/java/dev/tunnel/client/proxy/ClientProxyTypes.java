@@ -1,6 +1,8 @@
 package dev.tunnel.client.proxy;
 
+import dev.tunnel.client.proxy.secret.SecretClientType;
 import dev.tunnel.client.proxy.tcp.TcpClientType;
+import dev.tunnel.client.proxy.udp.UdpClientType;
 import dev.tunnel.protocol.Capabilities;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -20,7 +22,10 @@ public final class ClientProxyTypes {
     /** Every type this build supports. */
     public static ClientProxyTypes standard() {
         return new ClientProxyTypes()
-                .register(new TcpClientType());
+                .register(new TcpClientType())
+                .register(new UdpClientType())
+                .register(new SecretClientType("stcp", false))
+                .register(new SecretClientType("sudp", true));
     }
 
     /** Adds {@code type}; a name registered twice is a programming error. */

@@ -132,8 +132,8 @@ class ClientConfigTest {
         assertThat(messages("""
                 transport.protocol = "kcp"
                 [[proxies]]
-                name = "dns"
-                type = "udp"
+                name = "p2p"
+                type = "xtcp"
                 localPort = 53
                 [[proxies]]
                 name = "sock"
@@ -142,7 +142,7 @@ class ClientConfigTest {
                 username = "u"
                 """)).containsExactly(
                 "c.toml:1: transport.protocol = \"kcp\" is not supported yet (supported: \"tcp\")",
-                "c.toml:4: proxies[0].type = \"udp\" is not supported yet (supported: \"tcp\")",
+                "c.toml:4: proxies[0].type = \"xtcp\" is not supported yet (supported: \"tcp\", \"udp\", \"stcp\", \"sudp\")",
                 "c.toml:9: proxies[1].plugin.type = \"socks5\" is not supported yet (supported: \"static_file\")",
                 "c.toml:10: \"proxies[1].plugin.username\" is an frp setting that tunnel does not support yet");
     }
@@ -161,13 +161,66 @@ class ClientConfigTest {
                 healthCheck.type = "tcp"
                 [[visitors]]
                 name = "v"
+                type = "stcp"
+                serverName = "ssh"
+                bindPort = 9000
+                keepTunnelOpen = true
                 """)).containsExactly(
                 "c.toml:1: \"clientID\" is an frp setting that tunnel does not support yet",
                 "c.toml:2: \"includes\" is an frp setting that tunnel does not support yet",
                 "c.toml:4: \"transport.proxyURL\" is an frp setting that tunnel does not support yet",
                 "c.toml:8: \"proxies[0].transport.useEncryption\" is an frp setting that tunnel does not support yet",
                 "c.toml:9: \"proxies[0].healthCheck.type\" is an frp setting that tunnel does not support yet",
-                "c.toml:10: \"visitors\" is an frp setting that tunnel does not support yet");
+                "c.toml:15: \"visitors[0].keepTunnelOpen\" is an frp setting that tunnel does not support yet");
+    }
+
+    @Test
+    void udpSecretProxiesAndVisitorsAreCheckedKeyByKey() {
+        assertThat(messages("""
+                udpPacketSize = 70000
+                [[proxies]]
+                name = "dns"
+                type = "udp"
+                localPort = 53
+                secretKey = "x"
+                [[proxies]]
+                name = "ssh"
+                type = "stcp"
+                localPort = 22
+                remotePort = 6000
+                [[visitors]]
+                name = "v"
+                type = "xtcp"
+                serverName = ""
+                bindPort = 0
+                """)).containsExactly(
+                "c.toml:1: udpPacketSize: 70000 (expected: 1-65535)",
+                "c.toml:6: proxies[0].secretKey: only stcp and sudp proxies have one (type is \"udp\")",
+                "c.toml:7: proxies[1].secretKey: missing (required)",
+                "c.toml:11: proxies[1].remotePort: 6000: a stcp proxy has no public port (visitors reach it through the"
+                        + " server); remove remotePort",
+                "c.toml:14: visitors[0].type = \"xtcp\" is not supported yet (supported: \"stcp\", \"sudp\")",
+                "c.toml:15: visitors[0].serverName: must not be empty",
+                "c.toml:16: visitors[0].bindPort: 0 (expected: 1-65535)");
+    }
+
+    @Test
+    void poolModeRefusesUdpSecretProxiesAndVisitorsNamingTcpMux() {
+        assertThat(messages("""
+                transport.tcpMux = false
+                [[proxies]]
+                name = "dns"
+                type = "udp"
+                localPort = 53
+                [[visitors]]
+                name = "v"
+                type = "sudp"
+                serverName = "dns"
+                bindPort = 9053
+                """)).containsExactly(
+                "c.toml:4: proxies[0].type: \"udp\" needs transport.tcpMux = true (pool mode carries TCP connections only)",
+                "c.toml:8: visitors[0].type: \"sudp\" visitors need transport.tcpMux = true (pool mode carries TCP"
+                        + " connections only)");
     }
 
     @Test

@@ -10,7 +10,10 @@ import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.ServerSocketChannel;
+import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioDatagramChannel;
+import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -74,6 +77,11 @@ public final class Transports {
 
     public static Class<? extends ServerSocketChannel> serverChannel() {
         return EPOLL ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    }
+
+    /** UDP sockets: a UDP proxy's public port, and the client's socket per UDP association. */
+    public static Class<? extends DatagramChannel> datagramChannel() {
+        return EPOLL ? EpollDatagramChannel.class : NioDatagramChannel.class;
     }
 
     public static Class<? extends SocketChannel> socketChannel() {

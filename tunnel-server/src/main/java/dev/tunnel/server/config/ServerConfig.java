@@ -30,6 +30,8 @@ public class ServerConfig {
     public int maxPortsPerClient = 0;
     /** Ports clients may ask for; empty allows every port. */
     public List<PortRange> allowPorts = new ArrayList<>();
+    /** Largest datagram, in bytes, that udp proxies carry; longer ones are dropped (1-65535). */
+    public int udpPacketSize = 1500;
     public Auth auth = new Auth();
     public Transport transport = new Transport();
     public Log log = new Log();

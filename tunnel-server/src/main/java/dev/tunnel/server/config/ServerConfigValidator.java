@@ -40,6 +40,7 @@ final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
         checks.port("bindPort", cfg.bindPort);
         checks.atLeast("userConnTimeout", cfg.userConnTimeout, 1);
         checks.atLeast("maxPortsPerClient", cfg.maxPortsPerClient, 0);
+        checks.range("udpPacketSize", cfg.udpPacketSize, 1, 65535);
         checks.oneOf("auth.method", cfg.auth.method, List.of("token"), List.of("oidc"));
         String token = checks.secret("auth.token", cfg.auth.token, "auth.tokenFile", cfg.auth.tokenFile);
         if (token != null) {

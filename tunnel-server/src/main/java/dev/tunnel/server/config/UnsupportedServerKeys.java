@@ -8,7 +8,7 @@ final class UnsupportedServerKeys {
     static final UnsupportedKeys KEYS = UnsupportedKeys.of(
             "vhostHTTPPort", "vhostHTTPSPort", "vhostHTTPTimeout", "kcpBindPort", "quicBindPort",
             "tcpmuxHTTPConnectPort", "tcpmuxPassthrough", "subDomainHost", "custom404Page", "webServer",
-            "enablePrometheus", "detailedErrorsToClient", "natholeAnalysisDataReserveHours", "udpPacketSize",
+            "enablePrometheus", "detailedErrorsToClient", "natholeAnalysisDataReserveHours",
             "httpPlugins", "sshTunnelGateway",
             "auth.oidc", "auth.additionalScopes", "auth.tokenSource",
             "transport.quic", "transport.tcpKeepalive",

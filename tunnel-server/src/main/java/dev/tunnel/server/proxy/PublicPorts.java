@@ -27,4 +27,10 @@ public interface PublicPorts {
 
     /** The address public ports bind on ({@code proxyBindAddr}). */
     String bindAddr();
+
+    /**
+     * The session's UDP ports: a space apart from the TCP ones, as in frp (a tcp and a udp proxy
+     * may share a number), held to the same rules and counted against the same quota.
+     */
+    PublicPorts udp();
 }

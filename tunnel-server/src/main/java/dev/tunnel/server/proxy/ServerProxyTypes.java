@@ -1,7 +1,10 @@
 package dev.tunnel.server.proxy;
 
 import dev.tunnel.protocol.Capabilities;
+import dev.tunnel.server.proxy.secret.SecretProxies;
+import dev.tunnel.server.proxy.secret.SecretProxyType;
 import dev.tunnel.server.proxy.tcp.TcpProxyType;
+import dev.tunnel.server.proxy.udp.UdpProxyType;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -21,8 +24,12 @@ public final class ServerProxyTypes {
 
     /** Every type this build supports. */
     public static ServerProxyTypes standard() {
+        SecretProxies secrets = new SecretProxies();
         return new ServerProxyTypes()
-                .register(new TcpProxyType());
+                .register(new TcpProxyType())
+                .register(new UdpProxyType())
+                .register(new SecretProxyType("stcp", secrets))
+                .register(new SecretProxyType("sudp", secrets));
     }
 
     /** Adds {@code type}; a name registered twice is a programming error. */

@@ -1,5 +1,7 @@
 package dev.tunnel.server.proxy;
 
+import dev.tunnel.protocol.mux.MuxStream;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
@@ -43,4 +45,17 @@ public interface SessionLink {
      * first. Takes ownership of {@code firstBytes}.
      */
     void carry(Channel publicConn, ByteBuf firstBytes, ProxyRef proxy);
+
+    /**
+     * Opens a bare stream for {@code proxy} to carry something other than a socket: the
+     * datagrams of one UDP association, or a visitor's stream spliced to it. Mux mode only: null
+     * in pool mode (no streams), when the session is closing, or beyond
+     * {@code transport.maxStreamsPerClient} (the refusal logged once per burst).
+     *
+     * @param source who the stream is for, for the client's logs
+     */
+    MuxStream openStream(ProxyRef proxy, String source);
+
+    /** Whether {@link #openStream} can work at all: false in pool mode. */
+    boolean carriesStreams();
 }

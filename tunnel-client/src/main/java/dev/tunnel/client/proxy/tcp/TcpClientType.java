@@ -3,6 +3,7 @@ package dev.tunnel.client.proxy.tcp;
 import dev.tunnel.client.config.ProxyConfig;
 import dev.tunnel.client.proxy.ClientProxyType;
 import dev.tunnel.client.proxy.LocalDialer;
+import dev.tunnel.client.proxy.secret.SecretClientType;
 import dev.tunnel.config.ValueChecks;
 import dev.tunnel.protocol.Options;
 import java.net.InetSocketAddress;
@@ -22,6 +23,7 @@ public final class TcpClientType implements ClientProxyType {
     @Override
     public void validate(ProxyConfig proxy, String key, ValueChecks checks) {
         checks.range(key + ".remotePort", proxy.remotePort, 0, 65535);
+        SecretClientType.refuseSecretKeys(proxy, key, checks);
     }
 
     @Override

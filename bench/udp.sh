@@ -1,0 +1,260 @@
+#!/usr/bin/env bash
+# UDP, stcp and sudp figures, side by side in one run, written into docs/benchmarks.md between
+# the "udp-bench" markers (the rest of the file is compare.sh's).
+#
+#   bench/udp.sh               full run, a few minutes (needs root for apt-get)
+#   bench/udp.sh --quick       small counts: checks that the harness works (writes to its work dir)
+#   options: --no-install (skip apt-get), SKIP_BUILD=1 (use the jars already built), KEEP_WORK=1
+#
+# Everything listens on 127.0.0.1 (free ports picked at start); every load is bounded in count and time.
+#   - UDP echo: 2,000 datagrams of 1,200 bytes (32 in flight) direct and through a udp proxy.
+#   - iperf3 -u at 200 Mbit/s for T seconds, datagrams of 1,200 bytes, 4 MiB socket buffers (-w; the
+#     208 KiB default overflows whenever the receiver is descheduled on a shared machine), direct and
+#     through the tunnel (a tcp and a udp proxy on one port: iperf3's control connection and its data).
+#   - DNS: dnsmasq at home answers bench.lan; dig checks the answer through the tunnel, UdpProbe
+#     times queries one at a time (median), direct, through the tunnel on loopback, and with the
+#     client behind LinkEmulator (40 ms each way: an 80 ms link).
+#   - stcp: wrk keep-alive (50 connections) against nginx through a tcp proxy and through an stcp
+#     visitor on a second client; the ratio, and curl's SHA-256 of a 10 MB file both ways.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+. bench/lib.sh
+
+QUICK=0; INSTALL=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) QUICK=1 ;;
+    --no-install) INSTALL=0 ;;
+    *) echo "unknown option: $1 (expected: --quick, --no-install)" >&2; exit 2 ;;
+  esac
+  shift
+done
+COMMAND="bench/udp.sh"; [ $QUICK = 0 ] || COMMAND="$COMMAND --quick"
+if [ $QUICK = 1 ]; then D=2; IPERF_T=2; DNS_N=50; WARM_S=1; else D=10; IPERF_T=5; DNS_N=300; WARM_S=5; fi
+DELAY_MS=40
+
+WORK=$(mktemp -d /tmp/tunnel-udp-bench.XXXXXX)
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
+log() { echo "[$(date +%T)] $*" >&2; }
+RESULTS=$WORK/results.txt; : > "$RESULTS"
+put() { echo "$1=$2" >> "$RESULTS"; log "  $1 = $2"; }
+
+# ---- tools ----
+need=()
+for t in iperf3 dnsmasq dig wrk nginx curl; do command -v $t >/dev/null || need+=($t); done
+if [ ${#need[@]} -gt 0 ]; then
+  if [ $INSTALL = 1 ] && [ "$(id -u)" = 0 ]; then
+    log "installing: iperf3 dnsmasq dnsutils wrk nginx-light curl (missing: ${need[*]})"
+    apt-get update -qq -o DPkg::Lock::Timeout=300 || true
+    DEBIAN_FRONTEND=noninteractive apt-get install -o DPkg::Lock::Timeout=300 -y -qq iperf3 dnsmasq dnsutils wrk nginx-light curl >/dev/null
+  else
+    echo "missing tools: ${need[*]}; run as root (apt-get install -y iperf3 dnsmasq dnsutils wrk nginx-light curl)" >&2
+    exit 1
+  fi
+fi
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+  log "building the jars"
+  mvn -B -q -o -DskipTests package
+fi
+SERVER_JAR=$ROOT/tunnel-server/target/tunnel-server.jar
+CLIENT_JAR=$ROOT/tunnel-client/target/tunnel-client.jar
+BENCH_JAR=$ROOT/tunnel-bench/target/tunnel-bench.jar
+
+PIDS=()
+cleanup() {
+  for p in "${PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  if [ "${KEEP_WORK:-0}" != 1 ]; then rm -rf "$WORK"; else log "work dir kept: $WORK"; fi
+}
+trap cleanup EXIT INT TERM
+start() { local name=$1; shift; "$@" > "$WORK/$name.log" 2>&1 & LAST_PID=$!; PIDS+=($LAST_PID); }
+stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
+wait_log() { # wait_log FILE TEXT [SECONDS]
+  local end=$(( $(date +%s) + ${3:-20} ))
+  while [ "$(date +%s)" -lt $end ]; do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.2; done
+  echo "timed out waiting for \"$2\" in $1" >&2; tail -5 "$1" >&2; return 1
+}
+probe() { java -cp "$BENCH_JAR" dev.tunnel.bench.UdpProbe "$@" | awk '/^RESULT/'; }
+field() { echo "$1" | tr ' ' '\n' | awk -F= -v k="$2" '$1 == k {print $2}'; }
+
+# ---- ports ----
+# Picked at run time, free for both TCP and UDP: the machine is shared, fixed ports collide.
+free_ports() { python3 - "$1" <<'PY'
+import socket, sys
+out = []
+while len(out) < int(sys.argv[1]):
+    t = socket.socket(); t.bind(("127.0.0.1", 0)); port = t.getsockname()[1]
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        u.bind(("127.0.0.1", port))
+        if port not in out:
+            out.append(port)
+    except OSError:
+        pass
+    finally:
+        u.close(); t.close()
+print(" ".join(map(str, out)))
+PY
+}
+read -r BIND LINK ECHO DNS IPERF NGINX T_ECHO T_DNS T_IPERF T_WEB V_WEB <<< "$(free_ports 11)"
+
+# ---- the apps at home ----
+start echo java -cp "$BENCH_JAR" dev.tunnel.bench.UdpProbe echo --listen 127.0.0.1:$ECHO
+start dnsmasq dnsmasq --keep-in-foreground --no-resolv --no-hosts --port=$DNS --listen-address=127.0.0.1 \
+  --bind-interfaces --address=/bench.lan/10.1.2.3 --pid-file="$WORK/dnsmasq.pid" --user=root --cache-size=0
+start iperf3 iperf3 -s -p $IPERF -B 127.0.0.1
+head -c 10000000 /dev/urandom > "$WORK/big.bin"
+chmod 755 "$WORK"; chmod 644 "$WORK/big.bin"   # nginx's workers run as another user
+nginx_conf "$WORK" $NGINX | sed "s|location /ping|location /big { alias $WORK/big.bin; } location /ping|" > "$WORK/nginx.conf"
+start nginx nginx -c "$WORK/nginx.conf" -g "daemon off;"
+wait_port $NGINX; wait_port $IPERF; sleep 0.5
+
+# ---- the tunnel: server, provider client, visitor client ----
+cat > "$WORK/server.toml" <<TOML
+bindAddr = "127.0.0.1"
+bindPort = $BIND
+auth.token = "bench"
+TOML
+provider_toml() { # provider_toml SERVER_PORT
+  cat <<TOML
+serverAddr = "127.0.0.1"
+serverPort = $1
+auth.token = "bench"
+[[proxies]]
+name = "echo"
+type = "udp"
+localPort = $ECHO
+remotePort = $T_ECHO
+[[proxies]]
+name = "dns"
+type = "udp"
+localPort = $DNS
+remotePort = $T_DNS
+[[proxies]]
+name = "iperf-data"
+type = "udp"
+localPort = $IPERF
+remotePort = $T_IPERF
+[[proxies]]
+name = "iperf-control"
+type = "tcp"
+localPort = $IPERF
+remotePort = $T_IPERF
+[[proxies]]
+name = "web"
+type = "tcp"
+localPort = $NGINX
+remotePort = $T_WEB
+[[proxies]]
+name = "secret-web"
+type = "stcp"
+secretKey = "bench-secret"
+localPort = $NGINX
+TOML
+}
+provider_toml $BIND > "$WORK/provider.toml"
+provider_toml $LINK > "$WORK/provider-link.toml"
+cat > "$WORK/visitor.toml" <<TOML
+serverAddr = "127.0.0.1"
+serverPort = $BIND
+auth.token = "bench"
+[[visitors]]
+name = "web-visitor"
+type = "stcp"
+serverName = "secret-web"
+secretKey = "bench-secret"
+bindPort = $V_WEB
+TOML
+for f in server provider visitor; do
+  jar=$CLIENT_JAR; [ $f = server ] && jar=$SERVER_JAR
+  java -jar "$jar" verify -c "$WORK/$f.toml" > "$WORK/verify-$f.log" 2>&1 || { cat "$WORK/verify-$f.log" >&2; exit 1; }
+done
+start server java -jar "$SERVER_JAR" -c "$WORK/server.toml"; SP=$LAST_PID
+wait_port $BIND
+start provider java -jar "$CLIENT_JAR" -c "$WORK/provider.toml"; PP=$LAST_PID
+start visitor java -jar "$CLIENT_JAR" -c "$WORK/visitor.toml"; VP=$LAST_PID
+wait_port $T_WEB; wait_port $V_WEB
+wait_log "$WORK/provider.log" "proxy \[dns\] started"
+
+# ---- UDP echo ----
+log "UDP echo: 2,000 datagrams of 1,200 bytes"
+r=$(probe check --target 127.0.0.1:$ECHO); put echo_direct_intact_pct "$(field "$r" pct)"
+probe check --target 127.0.0.1:$T_ECHO --count 200 > /dev/null   # warm-up
+r=$(probe check --target 127.0.0.1:$T_ECHO); put echo_tunnel_intact_pct "$(field "$r" pct)"
+
+# ---- iperf3 -u ----
+iperf_loss() { # iperf_loss PORT : loss % at 200 Mbit/s, datagrams of 1,200 bytes, seen by the receiver
+  iperf3 -c 127.0.0.1 -p "$1" -u -b 200M -l 1200 -w 4M -t "$IPERF_T" -J > "$WORK/iperf-$1.json" 2>&1 || true
+  python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['end']['sum']; print('%.3f %.1f' % (e['lost_percent'], e['bits_per_second']/1e6))" "$WORK/iperf-$1.json" 2>/dev/null || echo "? ?"
+}
+log "iperf3 -u -b 200M for ${IPERF_T}s"
+r=($(iperf_loss $IPERF)); put iperf_direct_loss_pct "${r[0]}"; put iperf_direct_mbps "${r[1]}"
+iperf3 -c 127.0.0.1 -p $T_IPERF -u -b 50M -l 1200 -t 1 > /dev/null 2>&1 || true   # warm-up
+r=($(iperf_loss $T_IPERF)); put iperf_tunnel_loss_pct "${r[0]}"; put iperf_tunnel_mbps "${r[1]}"
+
+# ---- DNS on loopback ----
+log "DNS: dig through the tunnel, then $DNS_N timed queries each"
+put dig_tunnel_answer "$(dig @127.0.0.1 -p $T_DNS bench.lan A +short +time=2 +tries=1 | head -1)"
+r=$(probe dns --target 127.0.0.1:$DNS --name bench.lan --count $DNS_N); put dns_direct_p50_us "$(field "$r" p50_us)"
+r=$(probe dns --target 127.0.0.1:$T_DNS --name bench.lan --count $DNS_N); put dns_tunnel_p50_us "$(field "$r" p50_us)"
+
+# ---- stcp against tcp ----
+wrk_rps() { wrk -t1 -c50 -d"${2}s" --timeout 10s "$1" 2>/dev/null | awk '/Requests\/sec/ {print $2}'; }
+log "stcp vs tcp: wrk keep-alive ${D}s each, warm-up ${WARM_S}s each"
+wrk_rps "http://127.0.0.1:$T_WEB/ping" $WARM_S > /dev/null; wrk_rps "http://127.0.0.1:$V_WEB/ping" $WARM_S > /dev/null
+put tcp_rps "$(wrk_rps "http://127.0.0.1:$T_WEB/ping" $D)"
+put stcp_rps "$(wrk_rps "http://127.0.0.1:$V_WEB/ping" $D)"
+want=$(curl -s "http://127.0.0.1:$NGINX/big" | sha256sum | cut -c1-16)
+got=$(curl -s "http://127.0.0.1:$V_WEB/big" | sha256sum | cut -c1-16)
+put stcp_10mb_intact "$([ "$want" = "$got" ] && echo yes || echo "no ($got, expected $want)")"
+
+# ---- DNS over the emulated 80 ms link ----
+log "DNS with the provider behind an 80 ms link"
+stop $PP
+start link java -cp "$BENCH_JAR" dev.tunnel.bench.LinkEmulator --listen 127.0.0.1:$LINK --target 127.0.0.1:$BIND --delay-ms $DELAY_MS
+wait_port $LINK; sleep 1
+start provider-link java -jar "$CLIENT_JAR" -c "$WORK/provider-link.toml"
+wait_log "$WORK/provider-link.log" "proxy \[dns\] started" 30
+put dig_link_answer "$(dig @127.0.0.1 -p $T_DNS bench.lan A +short +time=3 +tries=1 | head -1)"
+r=$(probe dns --target 127.0.0.1:$T_DNS --name bench.lan --count $((DNS_N / 3))); put dns_link_p50_us "$(field "$r" p50_us)"
+
+# ---- report ----
+. "$RESULTS" 2>/dev/null || true
+eval "$(sed 's/^\([a-z0-9_]*\)=\(.*\)$/\1="\2"/' "$RESULTS")"
+ratio=$(awk -v a="$stcp_rps" -v b="$tcp_rps" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "?" }')
+added_lo=$(awk -v a="$dns_tunnel_p50_us" -v b="$dns_direct_p50_us" 'BEGIN { printf "%.2f", (a - b) / 1000 }')
+added_link=$(awk -v a="$dns_link_p50_us" -v b="$dns_direct_p50_us" 'BEGIN { printf "%.1f", (a - b) / 1000 }')
+SECTION=$WORK/udp-section.md
+cat > "$SECTION" <<MD
+<!-- udp-bench:begin (written by bench/udp.sh; the rest of this file is bench/compare.sh's) -->
+## UDP, stcp and sudp
+
+\`$COMMAND\`, $(date -u +%F), commit $(git rev-parse --short HEAD), $(nproc) cores, load average
+before the run $LOAD_BEFORE (the machine is shared: compare the columns of one
+run, not runs). Default settings, TLS on, mux mode, one server, one provider client, one visitor.
+
+| figure | direct | through the tunnel | target |
+|---|---|---|---|
+| UDP echo, 2,000 datagrams of 1,200 B, intact | ${echo_direct_intact_pct} % | ${echo_tunnel_intact_pct} % | >= 99.9 % |
+| \`iperf3 -u -b 200M -l 1200 -w 4M\`, ${IPERF_T} s: loss | ${iperf_direct_loss_pct} % (${iperf_direct_mbps} Mbit/s) | ${iperf_tunnel_loss_pct} % (${iperf_tunnel_mbps} Mbit/s) | <= 0.5 % |
+| DNS query to dnsmasq, median of ${DNS_N} (UdpProbe; \`dig\` answered ${dig_tunnel_answer}) | ${dns_direct_p50_us} us | ${dns_tunnel_p50_us} us (+${added_lo} ms) | <= +1 ms |
+| the same, client behind an 80 ms link (LinkEmulator), median of $((DNS_N / 3)) (\`dig\`: ${dig_link_answer}) | ${dns_direct_p50_us} us | ${dns_link_p50_us} us (+${added_link} ms) | +1 RTT (80 ms) |
+| nginx \`/ping\`, wrk keep-alive, 50 connections, ${D} s | tcp proxy: ${tcp_rps} req/s | stcp visitor: ${stcp_rps} req/s (**${ratio}x**) | >= 0.45x |
+| 10 MB through the stcp visitor, SHA-256 equal | | ${stcp_10mb_intact} | |
+
+iperf3 counts loss at its receiver (the app at home); the tunnel's own drops (a stream out of
+credit, a full socket queue, oversize) are logged by each proxy once per 10 s with counts.
+<!-- udp-bench:end -->
+MD
+if [ $QUICK = 1 ]; then OUT=$WORK/benchmarks.md; cp docs/benchmarks.md "$OUT"; else OUT=docs/benchmarks.md; fi
+python3 - "$OUT" "$SECTION" <<'PY'
+import re, sys
+out, section = sys.argv[1], open(sys.argv[2]).read()
+text = open(out).read()
+pattern = re.compile(r"<!-- udp-bench:begin.*?<!-- udp-bench:end -->\n", re.S)
+text = pattern.sub(lambda m: section, text) if pattern.search(text) else text.rstrip("\n") + "\n\n" + section
+open(out, "w").write(text)
+PY
+cat "$SECTION"
+log "written to $OUT"

@@ -1,0 +1,41 @@
+package dev.tunnel.client.config;
+
+import dev.tunnel.config.ValueChecks;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Checks the {@code [[visitors]]} list: each entry, and names and bind ports used twice. */
+final class VisitorsValidator {
+    private final ValueChecks checks;
+
+    VisitorsValidator(ValueChecks checks) {
+        this.checks = checks;
+    }
+
+    void validate(List<VisitorConfig> visitors, boolean tcpMux) {
+        Map<String, Integer> names = new HashMap<>();
+        Map<String, Integer> binds = new HashMap<>();
+        for (int i = 0; i < visitors.size(); i++) {
+            String key = "visitors[" + i + "]";
+            VisitorConfig v = visitors.get(i);
+            if (checks.notBlank(key + ".name", v.name)) {
+                Integer first = names.putIfAbsent(v.name, i);
+                checks.check(first == null, key + ".name",
+                        "\"" + v.name + "\" is already the name of visitors[" + first + "] (names must be unique)");
+            }
+            if (checks.oneOf(key + ".type", v.type, List.of("stcp", "sudp"), List.of("xtcp"))) {
+                checks.check(tcpMux, key + ".type", "\"" + v.type + "\" visitors need transport.tcpMux = true (pool"
+                        + " mode carries TCP connections only)");
+            }
+            checks.notBlank(key + ".serverName", v.serverName);
+            checks.check(v.serverUser != null, key + ".serverUser", "missing");
+            checks.check(v.secretKey != null, key + ".secretKey", "missing");
+            checks.notBlank(key + ".bindAddr", v.bindAddr);
+            if (checks.port(key + ".bindPort", v.bindPort)) {
+                Integer first = binds.putIfAbsent(v.type + " " + v.bindAddr + ":" + v.bindPort, i);
+                checks.check(first == null, key + ".bindPort", v.bindPort + " is already used by visitors[" + first + "]");
+            }
+        }
+    }
+}

@@ -1,0 +1,2 @@
+/** {@code type = "stcp"} and {@code "sudp"} on the client: secret proxies that only visitors with the key reach. */
+package dev.tunnel.client.proxy.secret;

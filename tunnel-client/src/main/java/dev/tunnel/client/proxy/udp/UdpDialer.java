@@ -1,0 +1,70 @@
+package dev.tunnel.client.proxy.udp;
+
+import dev.tunnel.client.proxy.LocalDialer;
+import dev.tunnel.client.proxy.StreamDialer;
+import dev.tunnel.protocol.mux.MuxStream;
+import dev.tunnel.protocol.transport.Failures;
+import dev.tunnel.protocol.transport.Transports;
+import dev.tunnel.protocol.udp.UdpDrops;
+import dev.tunnel.protocol.udp.UdpLimits;
+import dev.tunnel.protocol.udp.UdpLocalRelay;
+import dev.tunnel.protocol.udp.UdpSockets;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.EventLoop;
+import io.netty.channel.group.ChannelGroup;
+import java.net.InetSocketAddress;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The home end of a udp (or sudp) proxy's associations: for each stream the server opens, a UDP
+ * socket of its own connected to the local app ({@link UdpLocalRelay}), so each peer's replies
+ * come back on its own association. Datagrams longer than {@code udpPacketSize} are dropped.
+ *
+ * <p>Threading: {@link #accept} runs on the session's loop; the sockets are registered on it,
+ * and the drop counters are used there only.
+ */
+public final class UdpDialer implements LocalDialer, StreamDialer {
+    private static final Logger log = LoggerFactory.getLogger(UdpDialer.class);
+
+    private final String name;
+    private final InetSocketAddress local;
+    private final UdpDrops drops;
+
+    public UdpDialer(String name, InetSocketAddress local) {
+        this.name = name;
+        this.local = local;
+        this.drops = new UdpDrops(log, "proxy [" + name + "]");
+    }
+
+    @Override
+    public void accept(MuxStream stream, EventLoop loop, String source, ChannelGroup localConns, int size) {
+        UdpLocalRelay relay = new UdpLocalRelay(stream, size, drops, UdpLimits.LOCAL_IDLE_NANOS);
+        ChannelFuture connecting = UdpSockets.configure(new Bootstrap(), Transports.datagramChannel(), size)
+                .group(loop)
+                .channel(Transports.datagramChannel())
+                .handler(relay)
+                .connect(local);
+        connecting.addListener(f -> {
+            if (!f.isSuccess()) {
+                relay.connectFailed();
+                log.warn("proxy [{}] cannot open a UDP socket to local app {}: {} (association of {} closed)", name,
+                        local, Failures.describe(f.cause()), source);
+            }
+        });
+        localConns.add(connecting.channel());
+    }
+
+    /** Pool mode has no streams to carry datagrams (the config check and the server refuse it first). */
+    @Override
+    public ChannelFuture connect(EventLoop loop, ChannelHandler relay) {
+        throw new UnsupportedOperationException("udp proxies need transport.tcpMux = true");
+    }
+
+    @Override
+    public String describe() {
+        return local + " (UDP)";
+    }
+}

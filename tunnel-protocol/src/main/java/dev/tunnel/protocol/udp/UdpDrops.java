@@ -1,0 +1,76 @@
+package dev.tunnel.protocol.udp;
+
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+
+/**
+ * Counts the datagrams one proxy (or visitor) dropped, by reason, and logs them once per burst:
+ * the first drop at once, then at most one line per 10 s with the counts since the last line.
+ * UDP may drop; what it must not do is buffer without bound or flood the log.
+ *
+ * <p>Threading: counted on the event loop that owns the proxy's socket; the totals may be read
+ * from any thread.
+ */
+public final class UdpDrops {
+    private static final long QUIET_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    /** Why a datagram was dropped. */
+    public enum Reason {
+        /** Longer than {@code udpPacketSize}. */
+        OVERSIZE("longer than udpPacketSize"),
+        /** The association's stream had no credit left or the tunnel connection was over its watermark. */
+        TUNNEL_FULL("tunnel queue full"),
+        /** The socket the datagram goes out of had its outbound queue full. */
+        SOCKET_FULL("socket queue full"),
+        /** No association could be opened (no session, or the stream limit). */
+        NO_ASSOCIATION("no association");
+
+        private final String text;
+
+        Reason(String text) {
+            this.text = text;
+        }
+    }
+
+    private final Logger log;
+    private final String name;
+    private final long[] total = new long[Reason.values().length];
+    private final long[] sinceLog = new long[Reason.values().length];
+    private long lastLogNanos = Long.MIN_VALUE;
+    private volatile long totalDropped;
+
+    /** @param name how log lines name the proxy or visitor, e.g. {@code proxy [dns]} */
+    public UdpDrops(Logger log, String name) {
+        this.log = log;
+        this.name = name;
+    }
+
+    /** Counts one dropped datagram; logs if the quiet period has passed. Event loop only. */
+    public void drop(Reason reason, Object peer) {
+        total[reason.ordinal()]++;
+        sinceLog[reason.ordinal()]++;
+        totalDropped++;
+        long now = System.nanoTime();
+        if (lastLogNanos == Long.MIN_VALUE || now - lastLogNanos >= QUIET_NANOS) {
+            lastLogNanos = now;
+            StringBuilder counts = new StringBuilder();
+            for (Reason r : Reason.values()) {
+                if (sinceLog[r.ordinal()] > 0) {
+                    counts.append(counts.length() == 0 ? "" : ", ").append(sinceLog[r.ordinal()]).append(' ').append(r.text);
+                    sinceLog[r.ordinal()] = 0;
+                }
+            }
+            log.warn("{} dropped datagrams ({}), latest from {}; {} dropped in all", name, counts, peer, totalDropped);
+        }
+    }
+
+    /** Datagrams dropped for {@code reason} so far (event loop, or a test after it settled). */
+    public long count(Reason reason) {
+        return total[reason.ordinal()];
+    }
+
+    /** Datagrams dropped so far, for any reason; any thread. */
+    public long total() {
+        return totalDropped;
+    }
+}

@@ -1,0 +1,34 @@
+package dev.tunnel.protocol.udp;
+
+import java.util.concurrent.TimeUnit;
+
+/** The bounds of UDP proxying that frp has no key for; both sides use the same ones. */
+public final class UdpLimits {
+    /** frp's {@code udpPacketSize} default: the largest datagram carried, in bytes. */
+    public static final int DEFAULT_PACKET_SIZE = 1500;
+    /**
+     * An association with no datagram either way for this long ends on the side that accepted it
+     * (the server for a udp proxy, the visitor for sudp); longer than the 25 s keepalive
+     * WireGuard and most NAT-friendly protocols use.
+     */
+    public static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(60);
+    /**
+     * The home side's socket of an association closes after this long without a datagram, in
+     * case the far side's end never arrived (it always does while the session lives).
+     */
+    public static final long LOCAL_IDLE_NANOS = 2 * IDLE_NANOS;
+    /** Associations one UDP proxy or sudp visitor holds at once; a new peer beyond it evicts the longest idle. */
+    public static final int MAX_ASSOCIATIONS = 4096;
+
+    /**
+     * SO_RCVBUF and SO_SNDBUF asked for on every UDP socket of the tunnel: a burst at 200 Mbit/s
+     * outruns the 208 KiB Linux default while the loop is busy with other work. The kernel caps it
+     * at {@code net.core.rmem_max} / {@code wmem_max}.
+     */
+    public static final int SOCKET_BUFFER = 4 * 1024 * 1024;
+    /** Datagrams one read may take (with epoll, in one recvmmsg call). */
+    public static final int DATAGRAMS_PER_READ = 32;
+
+    private UdpLimits() {
+    }
+}

@@ -1,0 +1,159 @@
+package dev.tunnel.protocol.mux;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tunnel.protocol.ResetCode;
+import dev.tunnel.protocol.udp.DatagramDecoder;
+import dev.tunnel.protocol.udp.DatagramFrames;
+import dev.tunnel.protocol.udp.UdpDrops;
+import dev.tunnel.protocol.udp.UdpFront;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.channel.socket.DatagramPacket;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A {@link UdpFront} on an EmbeddedChannel (the public UDP socket) over a {@link MuxPair}: one
+ * stream per peer with whole datagrams, replies to the right peer, bounded associations under a
+ * flood of addresses, drops instead of queues when the stream is out of credit (while another
+ * stream of the session keeps flowing), and idle associations ending.
+ */
+@Timeout(20)
+class UdpOverMuxTest {
+    private static final int WINDOW = 16 * 1024;
+    private static final InetSocketAddress LOCAL = new InetSocketAddress("127.0.0.1", 6000);
+
+    private final MuxPair pair = new MuxPair(new MuxSettings(WINDOW, WINDOW), new MuxSettings(WINDOW, WINDOW));
+    private final List<EmbeddedChannel> sockets = new ArrayList<>();
+
+    @AfterEach
+    void close() {
+        sockets.forEach(EmbeddedChannel::finishAndReleaseAll);
+        pair.close();
+    }
+
+    private EmbeddedChannel socket(UdpFront front) {
+        EmbeddedChannel ch = new EmbeddedChannel(front);
+        sockets.add(ch);
+        return ch;
+    }
+
+    private UdpFront front(int maxAssociations, long idleNanos) {
+        return new UdpFront("proxy [test]", peer -> pair.server.openStream(1, peer.toString()), 1500, maxAssociations,
+                idleNanos);
+    }
+
+    private static InetSocketAddress peer(int i) {
+        return new InetSocketAddress("203.0.113." + (i % 250 + 1), 10_000 + i / 250);
+    }
+
+    private static void send(EmbeddedChannel socket, InetSocketAddress from, byte[] payload) {
+        socket.writeInbound(new DatagramPacket(Unpooled.wrappedBuffer(payload), LOCAL, from));
+    }
+
+    private static List<byte[]> decode(RecordingHandler handler) {
+        List<byte[]> out = new ArrayList<>();
+        new DatagramDecoder(1500).decode(Unpooled.wrappedBuffer(handler.received()), d -> {
+            byte[] b = new byte[d.readableBytes()];
+            d.readBytes(b);
+            d.release();
+            out.add(b);
+        });
+        return out;
+    }
+
+    @Test
+    void eachPeerGetsOneStreamCarryingItsDatagramsWhole() {
+        EmbeddedChannel socket = socket(front(16, TimeUnit.SECONDS.toNanos(60)));
+        send(socket, peer(1), new byte[] {1, 1});
+        send(socket, peer(2), new byte[] {2});
+        send(socket, peer(1), new byte[1200]);
+        pair.shuttle();
+        assertThat(pair.acceptedByClient).hasSize(2);
+        assertThat(pair.acceptedByClient.get(0).source).isEqualTo(peer(1).toString());
+        assertThat(decode(pair.acceptedByClient.get(0))).containsExactly(new byte[] {1, 1}, new byte[1200]);
+        assertThat(decode(pair.acceptedByClient.get(1))).containsExactly(new byte[] {2});
+    }
+
+    @Test
+    void datagramsFromTheStreamGoBackToTheirPeer() {
+        EmbeddedChannel socket = socket(front(16, TimeUnit.SECONDS.toNanos(60)));
+        send(socket, peer(7), new byte[] {7});
+        pair.shuttle();
+        MuxStream home = pair.acceptedByClient.get(0).stream;
+        home.write(DatagramFrames.encode(ByteBufAllocator.DEFAULT, Unpooled.wrappedBuffer(new byte[] {42, 43})));
+        pair.shuttle();
+        socket.runPendingTasks();
+        DatagramPacket reply = socket.readOutbound();
+        assertThat(reply.recipient()).isEqualTo(peer(7));
+        assertThat(reply.content().readableBytes()).isEqualTo(2);
+        reply.release();
+    }
+
+    @Test
+    void aFloodOfSourceAddressesKeepsAssociationsBoundedAndEvictsTheLongestIdle() {
+        UdpFront front = front(8, TimeUnit.SECONDS.toNanos(60));
+        EmbeddedChannel socket = socket(front);
+        for (int i = 0; i < 1000; i++) {
+            send(socket, peer(i), new byte[] {(byte) i});
+            assertThat(front.associationCount()).isLessThanOrEqualTo(8);
+        }
+        pair.shuttle();
+        assertThat(front.evicted()).isEqualTo(992);
+        assertThat(pair.server.streamCount()).as("streams left open on the session").isEqualTo(8);
+        long reset = pair.acceptedByClient.stream().filter(h -> h.resets.contains(ResetCode.CANCEL)).count();
+        assertThat(reset).isEqualTo(992);
+    }
+
+    @Test
+    void aStreamOutOfCreditDropsDatagramsAndAnotherStreamStillFlows() {
+        UdpFront front = front(16, TimeUnit.SECONDS.toNanos(60));
+        EmbeddedChannel socket = socket(front);
+        for (int i = 0; i < 100; i++) {
+            send(socket, peer(1), new byte[1000]); // the home side never consumes: credit runs out
+        }
+        pair.shuttle();
+        RecordingHandler udp = pair.acceptedByClient.get(0);
+        assertThat(udp.receivedBytes()).isLessThanOrEqualTo(WINDOW);
+        assertThat(front.drops().count(UdpDrops.Reason.TUNNEL_FULL)).isGreaterThanOrEqualTo(100 - WINDOW / 1002 - 1);
+
+        RecordingHandler tcp = pair.openFromServer();
+        tcp.stream.write(Unpooled.wrappedBuffer(new byte[8192]));
+        pair.shuttle();
+        assertThat(pair.acceptedByClient.get(1).receivedBytes()).isEqualTo(8192);
+    }
+
+    @Test
+    void anIdleAssociationEndsAndItsStreamIsReset() {
+        UdpFront front = front(16, TimeUnit.MILLISECONDS.toNanos(50));
+        EmbeddedChannel socket = socket(front);
+        send(socket, peer(1), new byte[] {1});
+        pair.shuttle();
+        assertThat(front.associationCount()).isEqualTo(1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> {
+            socket.runScheduledPendingTasks();
+            return front.associationCount() == 0;
+        });
+        pair.shuttle();
+        assertThat(pair.acceptedByClient.get(0).resets).containsExactly(ResetCode.CANCEL);
+    }
+
+    @Test
+    void anOversizeDatagramIsDroppedAndCounted() {
+        UdpFront front = front(16, TimeUnit.SECONDS.toNanos(60));
+        EmbeddedChannel socket = socket(front);
+        send(socket, peer(1), new byte[1501]);
+        pair.shuttle();
+        assertThat(pair.acceptedByClient).isEmpty();
+        assertThat(front.drops().count(UdpDrops.Reason.OVERSIZE)).isEqualTo(1);
+    }
+}

@@ -1,0 +1,53 @@
+package dev.tunnel.server.proxy.udp;
+
+import dev.tunnel.protocol.ProtocolException;
+import dev.tunnel.server.proxy.ProxyRefusedException;
+import dev.tunnel.server.proxy.ProxyRequest;
+import dev.tunnel.server.proxy.ProxySession;
+import dev.tunnel.server.proxy.RunningProxy;
+import dev.tunnel.server.proxy.ServerEnvironment;
+import dev.tunnel.server.proxy.ServerProxyType;
+import io.netty.util.concurrent.Future;
+
+/**
+ * {@code type = "udp"}: a public UDP port of its own per proxy ({@code remotePort}; 0 = the
+ * server picks), each peer address an association carried as a stream (mux mode only). Options:
+ * {@code remotePort}. Reads the server's {@code udpPacketSize}.
+ */
+public final class UdpProxyType implements ServerProxyType {
+    public static final String NAME = "udp";
+
+    private int packetSize = 1500;
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public void open(ServerEnvironment environment) {
+        packetSize = environment.config().udpPacketSize;
+    }
+
+    @Override
+    public Future<RunningProxy> start(ProxyRequest request, ProxySession session) {
+        if (!session.link().carriesStreams()) {
+            return failed(session, "proxy type \"udp\" needs transport.tcpMux = true (pool mode carries TCP"
+                    + " connections only)");
+        }
+        int remotePort;
+        try {
+            remotePort = request.options().integer("remotePort", 0);
+        } catch (ProtocolException e) {
+            return failed(session, e.getMessage());
+        }
+        if (remotePort < 0 || remotePort > 65535) {
+            return failed(session, "remotePort: " + remotePort + " (expected: 0-65535)");
+        }
+        return new UdpProxy(request, session, packetSize).start(remotePort);
+    }
+
+    private static Future<RunningProxy> failed(ProxySession session, String reason) {
+        return session.link().eventLoop().newFailedFuture(new ProxyRefusedException(reason));
+    }
+}
