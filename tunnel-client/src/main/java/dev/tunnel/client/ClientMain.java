@@ -39,7 +39,7 @@ public final class ClientMain extends TunnelCommand {
             System.err.println(e.getMessage());
             return 1;
         }
-        LogSetup.apply(cfg.log.level, cfg.log.to);
+        LogSetup.apply(cfg.log.level, cfg.log.to, cfg.log.maxDays);
         TunnelClient client;
         try {
             client = TunnelClient.start(cfg);

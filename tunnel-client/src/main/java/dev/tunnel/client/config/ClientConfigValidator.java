@@ -39,6 +39,8 @@ final class ClientConfigValidator implements ConfigValidator<ClientConfig> {
         transport(cfg.transport, checks);
         checks.oneOf("log.level", cfg.log.level, LogSetup.LEVELS, List.of());
         checks.notBlank("log.to", cfg.log.to);
+        checks.range("log.maxDays", cfg.log.maxDays, 0, 3650);
+        cfg.webServer.validate("webServer", checks);
         new ProxiesValidator(checks).validate(cfg.proxies);
     }
 
