@@ -177,7 +177,7 @@ final class ClientSession {
 
     private void bind(NewProxy request, int port, Consumer<NewProxyResult> reply, Runnable onInUse) {
         ProxyListener listener = new ProxyListener(qualified(request.name()), request.proxyId(), mux, maxStreams, pool,
-                server.publicConns());
+                server.publicConns(), server.stats());
         ChannelFuture bound = listener.bind(proxyBindAddr, port);
         bound.addListener(f -> mux.eventLoop().execute(() -> {
             if (!f.isSuccess()) {
@@ -206,6 +206,7 @@ final class ClientSession {
             reservedPorts.put(request.proxyId(), port == 0 ? actual : port);
             log.info("{} client {} proxy [{}] listening on {}:{}", mux.channel(), id, listener.name(), proxyBindAddr,
                     actual);
+            server.stats().proxyOpened(listener.name(), request.type(), user, runId, actual, null);
             reply.accept(new NewProxyResult(request.proxyId(), request.name(), actual, ""));
         }));
     }
@@ -223,6 +224,7 @@ final class ClientSession {
                 closing.add(closed);
             }
             ports.release(reservedPorts.remove(proxyId), this, quota);
+            server.stats().proxyClosed(listener.name(), null);
             log.info("{} client {} proxy [{}] closed", mux.channel(), id, listener.name());
         }
     }
@@ -239,6 +241,7 @@ final class ClientSession {
             return done.setSuccess(null);
         }
         closed = true;
+        server.stats().clientOffline(runId, id);
         PromiseCombiner closing = new PromiseCombiner(mux.eventLoop());
         for (Integer proxyId : proxies.keySet().toArray(new Integer[0])) {
             closeProxy(proxyId, closing);

@@ -6,6 +6,7 @@ import dev.tunnel.protocol.mux.MuxStream;
 import dev.tunnel.protocol.mux.StreamRelay;
 import dev.tunnel.protocol.relay.PipeRelay;
 import dev.tunnel.protocol.transport.Transports;
+import dev.tunnel.server.web.ServerStats;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -44,6 +45,7 @@ final class ProxyListener {
     private final int maxStreams;
     private final WorkConnPool pool;
     private final ChannelGroup publicConns;
+    private final ServerStats stats;
     private Channel serverChannel;
     private long lastLimitLogNanos = Long.MIN_VALUE;
     private int refusedSinceLog;
@@ -53,7 +55,8 @@ final class ProxyListener {
      * @param pool       the session's work connections in pool mode, null in mux mode
      */
     ProxyListener(String name, int proxyId, MuxSession session, int maxStreams, WorkConnPool pool,
-                  ChannelGroup publicConns) {
+                  ChannelGroup publicConns, ServerStats stats) {
+        this.stats = stats;
         this.name = name;
         this.proxyId = proxyId;
         this.session = session;
@@ -156,6 +159,7 @@ final class ProxyListener {
 
     /** Logs a refusal beyond transport.maxStreamsPerClient: the first, then once per 10 s with a count. */
     private void logRefusal(Channel ch, int open) {
+        stats.connectionRefused();
         refusedSinceLog++;
         long now = System.nanoTime();
         if (lastLimitLogNanos == Long.MIN_VALUE || now - lastLimitLogNanos >= LIMIT_LOG_INTERVAL_NANOS) {

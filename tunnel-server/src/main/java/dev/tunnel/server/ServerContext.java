@@ -1,19 +1,21 @@
 package dev.tunnel.server;
 
+import dev.tunnel.server.web.ServerStats;
 import io.netty.channel.group.ChannelGroup;
 
 /**
  * What every tunnel connection on the server shares: the settings it needs from the config,
  * the port registry, the login pieces (credentials, authenticator, per-address throttle), the
- * logged-in sessions and the open public connections (for the drain at shutdown). Immutable
- * apart from the registry, the throttle, the sessions and the connections, which are thread-safe.
+ * logged-in sessions, the open public connections (for the drain at shutdown) and the table the
+ * dashboard and API read ({@link ServerStats}). Immutable apart from the registry, the throttle,
+ * the sessions, the connections and the stats, which are thread-safe.
  *
  * @param pool pool-mode settings ({@code tcpMux = false})
  */
 record ServerContext(String token, boolean tcpMux, PortRegistry ports, String proxyBindAddr, String version,
                      int loginTimeoutSeconds, Credentials credentials, LoginAuthenticator authenticator,
                      LoginThrottle throttle, int maxStreamsPerClient, PoolSettings pool, SessionRegistry sessions,
-                     ChannelGroup publicConns) {
+                     ChannelGroup publicConns, ServerStats stats) {
 
     /**
      * @param maxPoolCount           most idle work connections kept per client

@@ -135,6 +135,7 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
         boolean tls = ctx.pipeline().get(SslHandler.class) != null;
         LoginAuthenticator.Verdict verdict = server.authenticator().verify(login, nonce, tls);
         if (!verdict.ok()) {
+            server.stats().loginFailed();
             log.warn("{} login refused: {} (client {} on {})", ctx.channel(), verdict.logReason(),
                     printable(login.clientVersion()), printable(login.hostname()));
             InetAddress address = remoteAddress(ctx);
@@ -172,6 +173,8 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
         ctx.writeAndFlush(new ControlFrame(new LoginResult(LoginResult.OK, "", server.version(), id,
                 mux.settings().initialWindow(), verdict.serverProof())));
         session.start();
+        server.stats().clientOnline(id, login.user(), login.runId(), printable(login.clientVersion()),
+                printable(login.hostname()), address == null ? "" : address.getHostAddress(), mux::rttNanos);
         heartbeat.start(ctx.pipeline().context(TunnelPipeline.HEARTBEAT));
         log.info("{} client {} logged in with the {} (session {}, version {})", ctx.channel(),
                 printable(login.hostname()), account, id, printable(login.clientVersion()));

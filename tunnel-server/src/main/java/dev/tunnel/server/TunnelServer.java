@@ -6,6 +6,9 @@ import dev.tunnel.tls.TlsContexts;
 import dev.tunnel.tls.TlsFiles;
 import dev.tunnel.protocol.transport.Transports;
 import dev.tunnel.server.config.ServerConfig;
+import dev.tunnel.server.web.ServerApi;
+import dev.tunnel.server.web.ServerStats;
+import dev.tunnel.web.WebServer;
 import dev.tunnel.runtime.Version;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -18,6 +21,7 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -43,8 +47,11 @@ public final class TunnelServer implements AutoCloseable {
     private final Channel listener;
     private final ServerContext context;
     private final int drainTimeoutSeconds;
+    private final WebServer web;
 
-    private TunnelServer(EventLoopGroup workerGroup, Channel listener, ServerContext context, int drainTimeoutSeconds) {
+    private TunnelServer(EventLoopGroup workerGroup, Channel listener, ServerContext context, int drainTimeoutSeconds,
+                         WebServer web) {
+        this.web = web;
         this.workerGroup = workerGroup;
         this.listener = listener;
         this.context = context;
@@ -64,13 +71,14 @@ public final class TunnelServer implements AutoCloseable {
             LoginAuthenticator authenticator = new LoginAuthenticator(credentials, ChannelBinding.of(tls.certificate()));
             LoginThrottle throttle = new LoginThrottle(config.auth.maxFailedLogins,
                     TimeUnit.SECONDS.toMillis(config.auth.failedLoginBlockSeconds), System::currentTimeMillis);
+            ServerStats stats = new ServerStats(Clock.systemDefaultZone());
             ChannelGroup publicConns = new DefaultChannelGroup("public-connections", GlobalEventExecutor.INSTANCE);
             ServerContext.PoolSettings pool = new ServerContext.PoolSettings(config.transport.maxPoolCount,
                     config.userConnTimeout, config.transport.tcpMuxKeepaliveInterval);
             ServerContext context = new ServerContext(config.auth.token, config.transport.tcpMux, ports,
                     config.effectiveProxyBindAddr(), Version.get(), config.transport.loginTimeout, credentials,
                     authenticator, throttle, config.transport.maxStreamsPerClient, pool, new SessionRegistry(),
-                    publicConns);
+                    publicConns, stats);
             MuxSettings mux = new MuxSettings(config.transport.tcpMuxInitialWindow, config.transport.tcpMuxMaxWindow);
             ServerBootstrap bootstrap = new ServerBootstrap()
                     .group(workerGroup)
@@ -105,7 +113,19 @@ public final class TunnelServer implements AutoCloseable {
             }
             log.info("logins are bound to the server certificate {} ({} user(s) with their own token)",
                     authenticator.ownBinding().fingerprint(), config.users.size());
-            return new TunnelServer(workerGroup, listener, context, config.transport.drainTimeout);
+            WebServer web = null;
+            if (config.webServer.enabled()) {
+                try {
+                    web = WebServer.start(config.webServer.settings(), new ServerApi(config, stats, Version.get()).routes(),
+                            workerGroup, Transports.serverChannel(), "dashboard");
+                } catch (RuntimeException e) {
+                    listener.close().syncUninterruptibly();
+                    throw e;
+                }
+                // a day's bytes land on that day even when nobody reads the API
+                workerGroup.next().scheduleAtFixedRate(stats::sampleAll, 60, 60, TimeUnit.SECONDS);
+            }
+            return new TunnelServer(workerGroup, listener, context, config.transport.drainTimeout, web);
         } catch (Exception e) {
             workerGroup.shutdownGracefully(0, 0, TimeUnit.SECONDS);
             throw e;
@@ -138,6 +158,9 @@ public final class TunnelServer implements AutoCloseable {
 
     @Override
     public void close() {
+        if (web != null) {
+            web.close();
+        }
         listener.close().syncUninterruptibly();
         List<ClientSession> sessions = context.sessions().all();
         sessions.forEach(ClientSession::stopAccepting);

@@ -76,6 +76,7 @@ public final class ServerStats {
         String user;
         String clientId;
         int remotePort;
+        boolean online;
         Traffic live;
         long foldedIn;
         long foldedOut;
@@ -126,7 +127,11 @@ public final class ServerStats {
         }
     }
 
-    /** Proxy {@code name} (as the API names it: {@code user.name} with a user) opened its public side. */
+    /**
+     * Proxy {@code name} (as the API names it: {@code user.name} with a user) opened its public side.
+     *
+     * @param live its counters, or null where the proxy type does not count (its figures read 0)
+     */
     public synchronized void proxyOpened(String name, String type, String user, String clientId, int remotePort,
                                          Traffic live) {
         ProxyEntry p = proxies.remove(name);
@@ -143,6 +148,7 @@ public final class ServerStats {
         p.clientId = clientId;
         p.remotePort = remotePort;
         p.live = live;
+        p.online = true;
         p.lastStart = clock.millis();
         p.dayIn.rebase(p.foldedIn); // the live counters count from 0: all they hold is new
         p.dayOut.rebase(p.foldedOut);
@@ -152,15 +158,16 @@ public final class ServerStats {
     /** Proxy {@code name} closed its public side; its counts are kept. */
     public synchronized void proxyClosed(String name, Traffic live) {
         ProxyEntry p = proxies.get(name);
-        if (p == null || p.live != live) {
-            return; // already replaced by a newer start of the same name
+        if (p == null || !p.online || p.live != live) {
+            return; // already closed, or replaced by a newer start of the same name
         }
         sample(p, today());
         fold(p);
+        p.online = false;
         p.lastClose = clock.millis();
         proxies.remove(name);
         proxies.put(name, p);
-        trim(proxies, e -> e.live == null);
+        trim(proxies, e -> !e.online);
     }
 
     /** A login was refused (bad token, unknown user, bad proof). */
@@ -218,7 +225,7 @@ public final class ServerStats {
 
     private ProxyView view(String name, ProxyEntry p, LocalDate today) {
         sample(p, today);
-        return new ProxyView(name, p.type, p.user, p.clientId, p.remotePort, p.live != null, p.dayIn.today(),
+        return new ProxyView(name, p.type, p.user, p.clientId, p.remotePort, p.online, p.dayIn.today(),
                 p.dayOut.today(), p.totalIn(), p.totalOut(), p.live == null ? 0 : p.live.connections(), p.lastStart,
                 p.lastClose);
     }
