@@ -1,5 +1,6 @@
 package dev.tunnel.client;
 
+import dev.tunnel.client.admin.AdminCommands;
 import dev.tunnel.client.config.ClientConfig;
 import dev.tunnel.config.ConfigException;
 import dev.tunnel.runtime.LogSetup;
@@ -21,7 +22,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "tunnel-client", mixinStandardHelpOptions = true, versionProvider = TunnelCommand.VersionProvider.class,
         description = "Runs the tunnel client: dials the server and forwards its proxies to local apps.",
-        subcommands = ClientMain.Verify.class,
+        subcommands = {ClientMain.Verify.class, AdminCommands.Status.class, AdminCommands.Stop.class},
         footer = {"", SmallVpsJvm.HELP_HEADING, SmallVpsJvm.HELP_LINE_1, SmallVpsJvm.HELP_LINE_2, SmallVpsJvm.HELP_LINE_3,
                 SmallVpsJvm.HELP_LINE_4, "       -jar tunnel-client.jar -c FILE"})
 public final class ClientMain extends TunnelCommand {
@@ -47,7 +48,17 @@ public final class ClientMain extends TunnelCommand {
             return cannotStart("tunnel-client", e);
         }
         CountDownLatch stopped = new CountDownLatch(1);
+        ClientAdmin admin;
+        try {
+            admin = cfg.webServer.enabled() ? new ClientAdmin(client, cfg, config, () -> stop(stopped)) : null;
+        } catch (RuntimeException e) {
+            client.close();
+            return cannotStart("tunnel-client", e);
+        }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (admin != null) {
+                admin.close();
+            }
             client.close();
             stopped.countDown();
         }, "shutdown"));
@@ -62,6 +73,11 @@ public final class ClientMain extends TunnelCommand {
         Footprint.afterStartup();
         stopped.await();
         return 0;
+    }
+
+    /** {@code POST /api/stop}: ends {@link #run} as SIGTERM would; the shutdown hook then stops the client. */
+    private static void stop(CountDownLatch stopped) {
+        stopped.countDown();
     }
 
     /** {@code verify -c FILE}: checks a config and lists every error. */

@@ -27,30 +27,37 @@ import java.util.function.Function;
  */
 public final class AdminApi {
     private final AdminControl control;
+    private final AdminControl.Reload reload;
     private final Path configFile;
     private final Function<String, String> validate;
 
     /**
+     * @param reload   hot reload, or null where the client cannot reload (no reload routes then)
      * @param validate checks a config text: null when valid, else every error
      */
-    public AdminApi(AdminControl control, Path configFile, Function<String, String> validate) {
+    public AdminApi(AdminControl control, AdminControl.Reload reload, Path configFile,
+                    Function<String, String> validate) {
         this.control = control;
+        this.reload = reload;
         this.configFile = configFile;
         this.validate = validate;
     }
 
     public Routes routes() {
-        return new Routes()
+        Routes routes = new Routes()
                 .open("/healthz", r -> WebResponse.ok())
                 .get("/api/status", r -> status())
-                .change(HttpMethod.GET, "/api/reload", r -> reload())
-                .change(HttpMethod.POST, "/api/reload", r -> reload())
                 .get("/api/config", r -> readConfig())
                 .change(HttpMethod.PUT, "/api/config", this::writeConfig)
                 .change(HttpMethod.POST, "/api/stop", r -> {
                     control.stop();
                     return WebResponse.ok();
                 });
+        if (reload != null) {
+            routes.change(HttpMethod.GET, "/api/reload", r -> reload())
+                    .change(HttpMethod.POST, "/api/reload", r -> reload());
+        }
+        return routes;
     }
 
     private WebResponse status() {
@@ -82,7 +89,7 @@ public final class AdminApi {
 
     private WebResponse reload() {
         try {
-            return WebResponse.text(HttpResponseStatus.OK, control.reload());
+            return WebResponse.text(HttpResponseStatus.OK, reload.reload());
         } catch (AdminControl.ReloadException e) {
             return WebResponse.text(HttpResponseStatus.BAD_REQUEST, "reload refused, nothing changed:\n" + e.getMessage());
         }

@@ -13,14 +13,17 @@ public interface AdminControl {
     /** Every configured proxy, in config order. */
     List<ProxyState> status();
 
-    /**
-     * Re-reads the config file and applies what changed. Returns a one-line summary; throws
-     * {@link ReloadException} (nothing changed) when the new file is invalid.
-     */
-    String reload() throws ReloadException;
-
     /** Stops the client (gracefully, as on SIGTERM); returns at once. */
     void stop();
+
+    /** Hot reload of the config file, where the client can apply one. */
+    interface Reload {
+        /**
+         * Re-reads the config file and applies what changed. Returns a one-line summary; throws
+         * {@link ReloadException} (nothing changed) when the new file is invalid.
+         */
+        String reload() throws ReloadException;
+    }
 
     /** The new config is invalid: its errors, one per line. */
     final class ReloadException extends Exception {

@@ -84,6 +84,10 @@
         cell(row, p.lastStartTime);
       });
       $('updated').textContent = 'updated ' + new Date().toLocaleTimeString();
+      if (!document.documentElement.dataset.firstRenderMs) {
+        // when the first data was on screen, for bench/web-clients.sh
+        document.documentElement.dataset.firstRenderMs = Math.round(performance.now());
+      }
       $('error').hidden = true;
     } catch (e) {
       $('error').textContent = 'cannot reach the API: ' + e.message;
