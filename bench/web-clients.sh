@@ -20,7 +20,7 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 if [ -z "${JARS:-}" ]; then
     mvn -B -q -o package -DskipTests -pl tunnel-server,tunnel-client -am
-    JARS=$ROOT/target-jars; mkdir -p "$JARS"
+    JARS=$ROOT/target/jars; mkdir -p "$JARS"
     cp tunnel-server/target/tunnel-server.jar tunnel-client/target/tunnel-client.jar "$JARS/"
 fi
 
