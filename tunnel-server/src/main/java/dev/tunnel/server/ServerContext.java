@@ -1,5 +1,6 @@
 package dev.tunnel.server;
 
+import dev.tunnel.server.proxy.ServerProxyTypes;
 import dev.tunnel.server.web.ServerStats;
 import io.netty.channel.group.ChannelGroup;
 
@@ -7,15 +8,17 @@ import io.netty.channel.group.ChannelGroup;
  * What every tunnel connection on the server shares: the settings it needs from the config,
  * the port registry, the login pieces (credentials, authenticator, per-address throttle), the
  * logged-in sessions, the open public connections (for the drain at shutdown) and the table the
- * dashboard and API read ({@link ServerStats}). Immutable apart from the registry, the throttle,
- * the sessions, the connections and the stats, which are thread-safe.
+ * dashboard and API read ({@link ServerStats}). Immutable apart from the port registry, the
+ * throttle, the sessions, the connections and the stats, which are thread-safe.
  *
- * @param pool pool-mode settings ({@code tcpMux = false})
+ * @param pool  pool-mode settings ({@code tcpMux = false})
+ * @param types the proxy types this server carries
+ * @param stats what the dashboard, the REST API and /metrics show
  */
 record ServerContext(String token, boolean tcpMux, PortRegistry ports, String proxyBindAddr, String version,
                      int loginTimeoutSeconds, Credentials credentials, LoginAuthenticator authenticator,
                      LoginThrottle throttle, int maxStreamsPerClient, PoolSettings pool, SessionRegistry sessions,
-                     ChannelGroup publicConns, ServerStats stats) {
+                     ChannelGroup publicConns, ServerProxyTypes types, ServerStats stats) {
 
     /**
      * @param maxPoolCount           most idle work connections kept per client

@@ -9,6 +9,10 @@ import dev.tunnel.server.config.ServerConfig;
 import dev.tunnel.server.web.ServerApi;
 import dev.tunnel.server.web.ServerStats;
 import dev.tunnel.web.WebServer;
+import dev.tunnel.server.proxy.BindFailures;
+import dev.tunnel.server.proxy.ServerEnvironment;
+import dev.tunnel.server.proxy.ServerProxyType;
+import dev.tunnel.server.proxy.ServerProxyTypes;
 import dev.tunnel.runtime.Version;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -58,8 +62,16 @@ public final class TunnelServer implements AutoCloseable {
         this.drainTimeoutSeconds = drainTimeoutSeconds;
     }
 
-    /** Binds the tunnel port and starts serving; throws with a clear message if it cannot. */
+    /** Binds the tunnel port and starts serving the standard proxy types; throws with a clear message if it cannot. */
     public static TunnelServer start(ServerConfig config) throws Exception {
+        return start(config, ServerProxyTypes.standard());
+    }
+
+    /**
+     * Binds the tunnel port and starts serving the proxy types of {@code types} (a test adds its
+     * own to {@link ServerProxyTypes#standard()}); throws with a clear message if it cannot.
+     */
+    public static TunnelServer start(ServerConfig config, ServerProxyTypes types) throws Exception {
         TlsContexts.ServerTls tls = TlsContexts.server(new TlsFiles(path(config.transport.tls.certFile),
                 path(config.transport.tls.keyFile), path(config.transport.tls.trustedCaFile)),
                 path(config.transport.tls.selfSignedDir));
@@ -78,7 +90,8 @@ public final class TunnelServer implements AutoCloseable {
             ServerContext context = new ServerContext(config.auth.token, config.transport.tcpMux, ports,
                     config.effectiveProxyBindAddr(), Version.get(), config.transport.loginTimeout, credentials,
                     authenticator, throttle, config.transport.maxStreamsPerClient, pool, new SessionRegistry(),
-                    publicConns, stats);
+                    publicConns, types, stats);
+            openTypes(types, new ServerEnvironment(config, workerGroup, publicConns));
             MuxSettings mux = new MuxSettings(config.transport.tcpMuxInitialWindow, config.transport.tcpMuxMaxWindow);
             ServerBootstrap bootstrap = new ServerBootstrap()
                     .group(workerGroup)
@@ -127,8 +140,16 @@ public final class TunnelServer implements AutoCloseable {
             }
             return new TunnelServer(workerGroup, listener, context, config.transport.drainTimeout, web);
         } catch (Exception e) {
+            types.all().forEach(ServerProxyType::close);
             workerGroup.shutdownGracefully(0, 0, TimeUnit.SECONDS);
             throw e;
+        }
+    }
+
+    /** Lets each type open what it shares between sessions; on a failure the caller closes every type. */
+    private static void openTypes(ServerProxyTypes types, ServerEnvironment environment) throws Exception {
+        for (ServerProxyType type : types.all()) {
+            type.open(environment);
         }
     }
 
@@ -164,6 +185,7 @@ public final class TunnelServer implements AutoCloseable {
         listener.close().syncUninterruptibly();
         List<ClientSession> sessions = context.sessions().all();
         sessions.forEach(ClientSession::stopAccepting);
+        context.types().all().forEach(ServerProxyType::close);
         if (drainTimeoutSeconds > 0 && !context.publicConns().isEmpty()) {
             log.info("shutting down: waiting up to {} s (transport.drainTimeout) for {} public connections to finish",
                     drainTimeoutSeconds, context.publicConns().size());
