@@ -119,9 +119,10 @@ final class MuxLink implements SessionLink {
         }
         RelayedSockets.configure(publicConn.config());
         publicConns.add(publicConn);
+        proxy.track(publicConn);
         MuxStream stream = mux.openStream(proxy.id(), String.valueOf(publicConn.remoteAddress()));
         log.debug("{} proxy [{}] public connection {} -> {}", mux.channel(), proxy.name(), publicConn.remoteAddress(),
                 stream);
-        return new StreamRelay(stream);
+        return new StreamRelay(stream, proxy.traffic());
     }
 }

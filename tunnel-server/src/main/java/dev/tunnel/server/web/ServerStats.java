@@ -1,5 +1,6 @@
 package dev.tunnel.server.web;
 
+import dev.tunnel.protocol.relay.TrafficCounter;
 import java.time.Clock;
 import java.time.LocalDate;
 import java.time.ZoneId;
@@ -34,6 +35,27 @@ public final class ServerStats {
         long bytesOut();
 
         long connections();
+    }
+
+    /**
+     * A proxy's {@link TrafficCounter} on the server: what the relays read from its public
+     * connections is "in", what they wrote to them "out", as frp counts. Equal for one counter.
+     */
+    public record Counted(TrafficCounter counter) implements Traffic {
+        @Override
+        public long bytesIn() {
+            return counter.snapshot().bytesRead();
+        }
+
+        @Override
+        public long bytesOut() {
+            return counter.snapshot().bytesWritten();
+        }
+
+        @Override
+        public long connections() {
+            return counter.snapshot().open();
+        }
     }
 
     private final Clock clock;
@@ -158,7 +180,7 @@ public final class ServerStats {
     /** Proxy {@code name} closed its public side; its counts are kept. */
     public synchronized void proxyClosed(String name, Traffic live) {
         ProxyEntry p = proxies.get(name);
-        if (p == null || !p.online || p.live != live) {
+        if (p == null || !p.online || !java.util.Objects.equals(p.live, live)) {
             return; // already closed, or replaced by a newer start of the same name
         }
         sample(p, today());

@@ -1,7 +1,6 @@
 package dev.tunnel.server.proxy.tcp;
 
 import dev.tunnel.server.proxy.BindFailures;
-import dev.tunnel.server.proxy.ProxyRef;
 import dev.tunnel.server.proxy.ProxyRefusedException;
 import dev.tunnel.server.proxy.ProxyRequest;
 import dev.tunnel.server.proxy.ProxySession;
@@ -75,7 +74,7 @@ final class TcpProxy implements RunningProxy {
     }
 
     private void bind(int wanted, Runnable onInUse) {
-        ProxyListener bound = new ProxyListener(new ProxyRef(request.id(), request.qualifiedName()), session.link());
+        ProxyListener bound = new ProxyListener(request.proxy(), session.link());
         String host = ports.bindAddr();
         ChannelFuture binding = bound.bind(host, wanted);
         binding.addListener(f -> session.link().eventLoop().execute(() -> {
