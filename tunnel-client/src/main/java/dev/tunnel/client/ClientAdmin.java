@@ -14,13 +14,15 @@ import java.util.List;
 /**
  * The running client as its admin API sees it ({@code webServer.*}): the proxies' states for
  * {@code /api/status} (frp's words: "wait start" until the server answers, then "running" or
- * "start error"), the config file for {@code /api/config}, and a graceful stop.
+ * "start error"), the config file for {@code /api/config}, hot reload ({@link ConfigReloader})
+ * and a graceful stop.
  *
  * <p>Threading: the API calls in from its own thread; the proxies' states are read from the
  * client's concurrent status map.
  */
 final class ClientAdmin implements AdminControl, AutoCloseable {
     private final TunnelClient client;
+    private final ConfigReloader reloader;
     private final Path configFile;
     private final Runnable stop;
     private final WebServer web;
@@ -30,18 +32,19 @@ final class ClientAdmin implements AdminControl, AutoCloseable {
      *
      * @param stop stops the whole client process gracefully; called on a thread of its own
      */
-    ClientAdmin(TunnelClient client, ClientConfig config, Path configFile, Runnable stop) {
+    ClientAdmin(TunnelClient client, ConfigReloader reloader, ClientConfig config, Path configFile, Runnable stop) {
         this.client = client;
+        this.reloader = reloader;
         this.configFile = configFile;
         this.stop = stop;
         this.web = WebServer.start(config.webServer.settings(),
-                new AdminApi(this, null, configFile, ClientAdmin::check).routes(), client.eventLoops(),
+                new AdminApi(this, reloader, configFile, ClientAdmin::check).routes(), client.eventLoops(),
                 Transports.serverChannel(), "admin API");
     }
 
     @Override
     public List<ProxyState> status() {
-        ClientConfig config = client.config();
+        ClientConfig config = reloader.current();
         List<ProxyState> states = new ArrayList<>();
         for (ProxyConfig p : config.proxies) {
             TunnelClient.ProxyStatus s = client.proxy(p.name).orElse(null);

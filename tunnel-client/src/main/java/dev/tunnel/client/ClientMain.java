@@ -8,9 +8,12 @@ import dev.tunnel.runtime.SmallVpsJvm;
 import dev.tunnel.runtime.TunnelCommand;
 import dev.tunnel.runtime.VerifyCommand;
 import dev.tunnel.runtime.Footprint;
+import dev.tunnel.runtime.Hangup;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import picocli.CommandLine.Command;
 
 /**
@@ -22,7 +25,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "tunnel-client", mixinStandardHelpOptions = true, versionProvider = TunnelCommand.VersionProvider.class,
         description = "Runs the tunnel client: dials the server and forwards its proxies to local apps.",
-        subcommands = {ClientMain.Verify.class, AdminCommands.Status.class, AdminCommands.Stop.class},
+        subcommands = {ClientMain.Verify.class, AdminCommands.Status.class, AdminCommands.Reload.class,
+                AdminCommands.Stop.class},
         footer = {"", SmallVpsJvm.HELP_HEADING, SmallVpsJvm.HELP_LINE_1, SmallVpsJvm.HELP_LINE_2, SmallVpsJvm.HELP_LINE_3,
                 SmallVpsJvm.HELP_LINE_4, "       -jar tunnel-client.jar -c FILE"})
 public final class ClientMain extends TunnelCommand {
@@ -48,9 +52,16 @@ public final class ClientMain extends TunnelCommand {
             return cannotStart("tunnel-client", e);
         }
         CountDownLatch stopped = new CountDownLatch(1);
+        ConfigReloader reloader = new ConfigReloader(client, cfg, config);
+        ExecutorService reloads = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "reload");
+            t.setDaemon(true);
+            return t;
+        });
+        Hangup.onHangup(() -> reloads.execute(reloader::reloadAndLog));
         ClientAdmin admin;
         try {
-            admin = cfg.webServer.enabled() ? new ClientAdmin(client, cfg, config, () -> stop(stopped)) : null;
+            admin = cfg.webServer.enabled() ? new ClientAdmin(client, reloader, cfg, config, () -> stop(stopped)) : null;
         } catch (RuntimeException e) {
             client.close();
             return cannotStart("tunnel-client", e);
