@@ -37,7 +37,7 @@ free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("12
 
 BIND=$(free_port); WEB=$(free_port); ADMIN=$(free_port); APP=$(free_port); PUB=$(free_port)
 mkdir -p "$WORK/site" && head -c 200000 /dev/urandom > "$WORK/site/blob.bin" && echo hello > "$WORK/site/index.html"
-(cd "$WORK/site" && exec /usr/bin/python3 -m http.server "$APP" --bind 127.0.0.1 >/dev/null 2>&1) & PIDS+=($!)
+(cd "$WORK/site" && exec /usr/bin/python3 -m http.server "$APP" --bind 127.0.0.1 --protocol HTTP/1.1 >/dev/null 2>&1) & PIDS+=($!)
 cat > "$WORK/server.toml" <<TOML
 bindAddr = "127.0.0.1"
 bindPort = $BIND
@@ -121,6 +121,18 @@ check "cross-site POST /api/stop (Origin): 403" [ "$(code "${CRED[@]}" -X POST -
 check "cross-site PUT /api/config (Sec-Fetch-Site): 403" [ "$(code "${CRED[@]}" -X PUT -H 'Sec-Fetch-Site: cross-site' --data-binary 'x = 1' "$A/api/config")" = 403 ]
 check "invalid PUT /api/config: 400, file unchanged" [ "$(code "${CRED[@]}" -X PUT --data-binary 'serverPort = 70000' "$A/api/config")$(grep -c 'remotePort = 0' "$WORK/client.toml")" = 4001 ]
 check "tunnel-client status -c: lists web running" grep -q '^web .*running' <(java -jar "$JARS/tunnel-client.jar" status -c "$WORK/client.toml")
+PUB2=$(free_port)
+cp "$WORK/client.toml" "$WORK/client.before"
+printf '[[proxies]]\nname = "web2"\nlocalPort = %s\nremotePort = %s\n' "$APP" "$PUB2" >> "$WORK/client.toml"
+exec 7<>/dev/tcp/127.0.0.1/$PUB; printf 'GET /index.html HTTP/1.1\r\nHost: x\r\n\r\n' >&7
+check "tunnel-client reload -c: adds web2" java -jar "$JARS/tunnel-client.jar" reload -c "$WORK/client.toml"
+check "web2 serves after the reload" bash -c "sleep 1; curl -sf http://127.0.0.1:$PUB2/index.html | grep -q hello"
+check "a connection held on web across the reload still answers" bash -c "printf 'GET /index.html HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' >&7; timeout 5 cat <&7 | grep -c 'HTTP/1.1 200' | grep -q 2"
+exec 7>&-
+cp "$WORK/client.toml" "$WORK/client.good"; echo 'serverPort = 70000' >> "$WORK/client.toml"
+check "reload of an invalid file: refused (exit 1), nothing changes" bash -c "! java -jar '$JARS/tunnel-client.jar' reload -c '$WORK/client.good' >/dev/null 2>&1 && curl -sf http://127.0.0.1:$PUB2/index.html | grep -q hello"
+cp "$WORK/client.before" "$WORK/client.toml"
+check "SIGHUP reloads (web2 removed)" bash -c "kill -HUP ${PIDS[2]}; for i in \$(seq 50); do curl -s -o /dev/null http://127.0.0.1:$PUB2/ || exit 0; sleep 0.1; done; exit 1"
 
 echo "== dashboard (headless chromium)"
 URL="http://admin:s3cret@127.0.0.1:$WEB/static/"
