@@ -12,7 +12,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** One set of small-VPS JVM flags: what --help prints, what the README recommends, what compare.sh measures. */
+/** One set of small-VPS JVM flags: what --help prints, what the README recommends, what compare.sh measures, what the systemd units run. */
 @Timeout(10)
 class SmallVpsJvmTest {
     private static final Path ROOT = Path.of("..");
@@ -40,6 +40,15 @@ class SmallVpsJvmTest {
         int start = readme.indexOf("```sh\n", section) + 6;
         String block = readme.substring(start, readme.indexOf("```", start));
         assertThat(flags(block)).isEqualTo(flags(SmallVpsJvm.FLAGS));
+    }
+
+    @Test
+    void systemdUnitsStartTheJarsWithExactlyTheseFlags() throws Exception {
+        for (String unit : List.of("tunnel-server.service", "tunnel-client.service")) {
+            Matcher m = Pattern.compile("(?m)^ExecStart=(.*)$").matcher(Files.readString(ROOT.resolve("config/systemd/" + unit)));
+            assertThat(m.find()).as("ExecStart= in " + unit).isTrue();
+            assertThat(flags(m.group(1))).as(unit).isEqualTo(flags(SmallVpsJvm.FLAGS));
+        }
     }
 
     /** The -X and -D options of a command line, in order. */

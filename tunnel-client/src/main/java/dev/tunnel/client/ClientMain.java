@@ -1,5 +1,6 @@
 package dev.tunnel.client;
 
+import dev.tunnel.client.admin.AdminCommands;
 import dev.tunnel.client.config.ClientConfig;
 import dev.tunnel.config.ConfigException;
 import dev.tunnel.runtime.LogSetup;
@@ -7,9 +8,12 @@ import dev.tunnel.runtime.SmallVpsJvm;
 import dev.tunnel.runtime.TunnelCommand;
 import dev.tunnel.runtime.VerifyCommand;
 import dev.tunnel.runtime.Footprint;
+import dev.tunnel.runtime.Hangup;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import picocli.CommandLine.Command;
 
 /**
@@ -21,7 +25,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "tunnel-client", mixinStandardHelpOptions = true, versionProvider = TunnelCommand.VersionProvider.class,
         description = "Runs the tunnel client: dials the server and forwards its proxies to local apps.",
-        subcommands = ClientMain.Verify.class,
+        subcommands = {ClientMain.Verify.class, AdminCommands.Status.class, AdminCommands.Reload.class,
+                AdminCommands.Stop.class},
         footer = {"", SmallVpsJvm.HELP_HEADING, SmallVpsJvm.HELP_LINE_1, SmallVpsJvm.HELP_LINE_2, SmallVpsJvm.HELP_LINE_3,
                 SmallVpsJvm.HELP_LINE_4, "       -jar tunnel-client.jar -c FILE"})
 public final class ClientMain extends TunnelCommand {
@@ -39,7 +44,7 @@ public final class ClientMain extends TunnelCommand {
             System.err.println(e.getMessage());
             return 1;
         }
-        LogSetup.apply(cfg.log.level, cfg.log.to);
+        LogSetup.apply(cfg.log.level, cfg.log.to, cfg.log.maxDays);
         TunnelClient client;
         try {
             client = TunnelClient.start(cfg);
@@ -47,7 +52,24 @@ public final class ClientMain extends TunnelCommand {
             return cannotStart("tunnel-client", e);
         }
         CountDownLatch stopped = new CountDownLatch(1);
+        ConfigReloader reloader = new ConfigReloader(client, cfg, config);
+        ExecutorService reloads = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "reload");
+            t.setDaemon(true);
+            return t;
+        });
+        Hangup.onHangup(() -> reloads.execute(reloader::reloadAndLog));
+        ClientAdmin admin;
+        try {
+            admin = cfg.webServer.enabled() ? new ClientAdmin(client, reloader, cfg, config, () -> stop(stopped)) : null;
+        } catch (RuntimeException e) {
+            client.close();
+            return cannotStart("tunnel-client", e);
+        }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (admin != null) {
+                admin.close();
+            }
             client.close();
             stopped.countDown();
         }, "shutdown"));
@@ -62,6 +84,11 @@ public final class ClientMain extends TunnelCommand {
         Footprint.afterStartup();
         stopped.await();
         return 0;
+    }
+
+    /** {@code POST /api/stop}: ends {@link #run} as SIGTERM would; the shutdown hook then stops the client. */
+    private static void stop(CountDownLatch stopped) {
+        stopped.countDown();
     }
 
     /** {@code verify -c FILE}: checks a config and lists every error. */

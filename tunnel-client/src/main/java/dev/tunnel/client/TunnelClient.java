@@ -146,6 +146,16 @@ public final class TunnelClient implements AutoCloseable {
         }
     }
 
+    /** The config the client runs with. */
+    ClientConfig config() {
+        return config;
+    }
+
+    /** The client's event loops (the admin API listens on them too). */
+    EventLoopGroup eventLoops() {
+        return group;
+    }
+
     /** Completes when the first login succeeds; exceptionally when it fails and loginFailExit is set. */
     public CompletableFuture<Void> firstLogin() {
         return firstLogin;

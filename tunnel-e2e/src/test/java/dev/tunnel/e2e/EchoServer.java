@@ -16,6 +16,7 @@ import java.util.concurrent.Executors;
  */
 final class EchoServer implements AutoCloseable {
     private final ServerSocket server;
+    private final java.util.concurrent.atomic.AtomicInteger accepted = new java.util.concurrent.atomic.AtomicInteger();
     private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "echo");
         t.setDaemon(true);
@@ -31,10 +32,16 @@ final class EchoServer implements AutoCloseable {
         return server.getLocalPort();
     }
 
+    /** Connections accepted so far. */
+    int accepted() {
+        return accepted.get();
+    }
+
     private void acceptLoop() {
         while (!server.isClosed()) {
             try {
                 Socket socket = server.accept();
+                accepted.incrementAndGet();
                 threads.execute(() -> echo(socket));
             } catch (IOException e) {
                 return;

@@ -5,9 +5,10 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
-import ch.qos.logback.core.FileAppender;
 import ch.qos.logback.core.OutputStreamAppender;
 import ch.qos.logback.core.encoder.LayoutWrappingEncoder;
+import ch.qos.logback.core.rolling.RollingFileAppender;
+import ch.qos.logback.core.rolling.TimeBasedRollingPolicy;
 import org.slf4j.LoggerFactory;
 
 import java.util.List;
@@ -16,6 +17,8 @@ import java.util.Locale;
 /**
  * Configures logback from the {@code [log]} table, in code, replacing any other logback setup.
  * Lines look like {@code 2025-01-31 12:00:00.123 INFO  [main] ServerMain - listening on 0.0.0.0:7000}.
+ * A log file rolls over at midnight to {@code FILE.yyyy-MM-dd}; rolled files older than
+ * {@code log.maxDays} days are deleted (at start-up too).
  */
 public final class LogSetup {
 
@@ -23,23 +26,34 @@ public final class LogSetup {
     public static final List<String> LEVELS = List.of("trace", "debug", "info", "warn", "error");
     /** {@code log.to} value for standard output; anything else is a file path. */
     public static final String CONSOLE = "console";
+    /** {@code log.maxDays} when unset or 0, as in frp. */
+    public static final int DEFAULT_MAX_DAYS = 3;
     /** The line format, as a logback pattern; {@link LineLayout} writes it without logback's pattern machinery. */
     static final String PATTERN = "%d{yyyy-MM-dd HH:mm:ss.SSS} %-5level [%thread] %logger{0} - %msg%n";
 
     private LogSetup() {
     }
 
-    /**
-     * @param level trace, debug, info, warn or error
-     * @param to    "console" or a file path (appended to, created if missing)
-     * @throws IllegalArgumentException on an unknown level or an empty target
-     */
+    /** {@link #apply(String, String, int)} keeping {@value #DEFAULT_MAX_DAYS} days of rolled files. */
     public static void apply(String level, String to) {
+        apply(level, to, DEFAULT_MAX_DAYS);
+    }
+
+    /**
+     * @param level   trace, debug, info, warn or error
+     * @param to      "console" or a file path (appended to, created if missing)
+     * @param maxDays days of rolled files kept; 0 = {@value #DEFAULT_MAX_DAYS}
+     * @throws IllegalArgumentException on an unknown level, an empty target or a negative maxDays
+     */
+    public static void apply(String level, String to, int maxDays) {
         if (level == null || !LEVELS.contains(level.toLowerCase(Locale.ROOT))) {
             throw new IllegalArgumentException("log.level: \"" + level + "\" (expected one of: " + String.join(", ", LEVELS) + ")");
         }
         if (to == null || to.isBlank()) {
             throw new IllegalArgumentException("log.to: must be \"console\" or a file path");
+        }
+        if (maxDays < 0) {
+            throw new IllegalArgumentException("log.maxDays: " + maxDays + " (expected: 0 or more)");
         }
         LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
         context.reset();
@@ -52,7 +66,8 @@ public final class LogSetup {
         encoder.setLayout(layout);
         encoder.start();
 
-        OutputStreamAppender<ILoggingEvent> appender = CONSOLE.equals(to) ? new ConsoleAppender<>() : fileAppender(to);
+        OutputStreamAppender<ILoggingEvent> appender = CONSOLE.equals(to) ? new ConsoleAppender<>()
+                : fileAppender(context, to, maxDays == 0 ? DEFAULT_MAX_DAYS : maxDays);
         appender.setContext(context);
         appender.setName(CONSOLE.equals(to) ? "console" : "file");
         appender.setEncoder(encoder);
@@ -63,10 +78,19 @@ public final class LogSetup {
         root.addAppender(appender);
     }
 
-    private static FileAppender<ILoggingEvent> fileAppender(String path) {
-        FileAppender<ILoggingEvent> file = new FileAppender<>();
+    private static RollingFileAppender<ILoggingEvent> fileAppender(LoggerContext context, String path, int maxDays) {
+        RollingFileAppender<ILoggingEvent> file = new RollingFileAppender<>();
+        file.setContext(context);
         file.setFile(path);
         file.setAppend(true);
+        TimeBasedRollingPolicy<ILoggingEvent> daily = new TimeBasedRollingPolicy<>();
+        daily.setContext(context);
+        daily.setParent(file);
+        daily.setFileNamePattern(path.replace("%", "\\%") + ".%d{yyyy-MM-dd}");
+        daily.setMaxHistory(maxDays);
+        daily.setCleanHistoryOnStart(true);
+        daily.start();
+        file.setRollingPolicy(daily);
         return file;
     }
 }

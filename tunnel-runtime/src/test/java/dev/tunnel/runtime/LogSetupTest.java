@@ -47,4 +47,24 @@ class LogSetupTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("log.level: \"verbose\" (expected one of: trace, debug, info, warn, error)");
     }
+
+    @Test
+    void keepsMaxDaysOfRolledFiles(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("tunnel.log");
+        java.time.LocalDate today = java.time.LocalDate.now();
+        Path old = Files.writeString(dir.resolve("tunnel.log." + today.minusDays(10)), "old\n");
+        Path recent = Files.writeString(dir.resolve("tunnel.log." + today.minusDays(1)), "recent\n");
+        LogSetup.apply("info", file.toString(), 3);
+        LoggerFactory.getLogger(LogSetupTest.class).info("line");
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5)).until(() -> !Files.exists(old));
+        assertThat(recent).exists();
+        assertThat(Files.readString(file)).contains("line");
+    }
+
+    @Test
+    void rejectsNegativeMaxDays() {
+        assertThatThrownBy(() -> LogSetup.apply("info", "console", -1))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("log.maxDays: -1 (expected: 0 or more)");
+    }
 }

@@ -7,6 +7,7 @@ import dev.tunnel.protocol.Options;
 import dev.tunnel.protocol.mux.MuxSession;
 import dev.tunnel.protocol.transport.LastWrites;
 import dev.tunnel.server.proxy.ProxyRef;
+import dev.tunnel.server.web.ServerStats;
 import dev.tunnel.server.proxy.ProxyRefusedException;
 import dev.tunnel.server.proxy.ProxyRequest;
 import dev.tunnel.server.proxy.ProxySession;
@@ -85,7 +86,7 @@ final class ClientSession implements ProxySession {
         this.quota = quota;
         this.proxyBindAddr = server.proxyBindAddr();
         this.pool = login.tcpMux() ? null : new WorkConnPool(mux.channel(), id, login.poolCount(), server.pool());
-        StreamLimit limit = new StreamLimit(server.maxStreamsPerClient());
+        StreamLimit limit = new StreamLimit(server.maxStreamsPerClient(), server.stats()::connectionRefused);
         this.link = pool == null ? new MuxLink(mux, server.publicConns(), limit)
                 : new PoolLink(mux.channel(), pool, server.publicConns(), limit);
     }
@@ -188,6 +189,8 @@ final class ClientSession implements ProxySession {
                 return;
             }
             proxies.put(request.proxyId(), new Registered(request.name(), request.type(), proxy, running));
+            server.stats().proxyOpened(proxy.name(), request.type(), user, runId, running.remotePort(),
+                    new ServerStats.Counted(proxy.traffic()));
             reply.accept(new NewProxyResult(request.proxyId(), request.name(), running.remotePort(), "",
                     running.details()));
         });
@@ -213,6 +216,7 @@ final class ClientSession implements ProxySession {
             if (closing != null) {
                 closing.add(closed);
             }
+            server.stats().proxyClosed(proxy.ref().name(), new ServerStats.Counted(proxy.ref().traffic()));
             log.info("{} client {} proxy [{}] closed", mux.channel(), id, proxy.ref().name());
         }
     }
@@ -298,6 +302,7 @@ final class ClientSession implements ProxySession {
             return done.setSuccess(null);
         }
         closed = true;
+        server.stats().clientOffline(runId, id);
         PromiseCombiner closing = new PromiseCombiner(mux.eventLoop());
         for (Integer proxyId : proxies.keySet().toArray(new Integer[0])) {
             closeProxy(proxyId, closing);

@@ -1,22 +1,26 @@
 package dev.tunnel.server;
 
 import dev.tunnel.server.proxy.ServerProxyTypes;
+import dev.tunnel.server.web.ServerStats;
 import io.netty.channel.group.ChannelGroup;
 
 /**
  * What every tunnel connection on the server shares: the settings it needs from the config,
  * the port registry, the login pieces (credentials, authenticator, per-address throttle), the
- * logged-in sessions and the open public connections (for the drain at shutdown). Immutable
- * apart from the port registry, the throttle, the sessions and the connections, which are thread-safe.
+ * logged-in sessions, the open public connections (for the drain at shutdown) and the table the
+ * dashboard and API read ({@link ServerStats}). Immutable apart from the port registry, the
+ * throttle, the sessions, the connections and the stats, which are thread-safe.
  *
  * @param pool  pool-mode settings ({@code tcpMux = false})
  * @param types the proxy types this server carries
  * @param visitorThrottle per-address backoff after wrong visitor secret keys (apart from the login one)
+ * @param stats what the dashboard, the REST API and /metrics show
  */
 record ServerContext(String token, boolean tcpMux, PortRegistry ports, String proxyBindAddr, String version,
                      int loginTimeoutSeconds, Credentials credentials, LoginAuthenticator authenticator,
                      LoginThrottle throttle, int maxStreamsPerClient, PoolSettings pool, SessionRegistry sessions,
-                     ChannelGroup publicConns, ServerProxyTypes types, LoginThrottle visitorThrottle) {
+                     ChannelGroup publicConns, ServerProxyTypes types, LoginThrottle visitorThrottle,
+                     ServerStats stats) {
 
     /**
      * @param maxPoolCount           most idle work connections kept per client

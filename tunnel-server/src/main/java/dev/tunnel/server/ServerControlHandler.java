@@ -155,6 +155,7 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
         boolean tls = ctx.pipeline().get(SslHandler.class) != null;
         LoginAuthenticator.Verdict verdict = server.authenticator().verify(login, nonce, tls);
         if (!verdict.ok()) {
+            server.stats().loginFailed();
             log.warn("{} login refused: {} (client {} on {})", ctx.channel(), verdict.logReason(),
                     printable(login.clientVersion()), printable(login.hostname()));
             InetAddress address = remoteAddress(ctx);
@@ -206,6 +207,8 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
         ctx.writeAndFlush(new ControlFrame(new LoginResult(LoginResult.OK, "", server.version(), id,
                 mux.settings().initialWindow(), verdict.serverProof(), server.types().capabilities(), Options.EMPTY)));
         session.start();
+        server.stats().clientOnline(id, login.user(), login.runId(), printable(login.clientVersion()),
+                printable(login.hostname()), address == null ? "" : address.getHostAddress(), mux::rttNanos);
         heartbeat.start(ctx.pipeline().context(TunnelPipeline.HEARTBEAT));
         log.info("{} client {} logged in with the {} (session {}, version {})", ctx.channel(),
                 printable(login.hostname()), account, id, printable(login.clientVersion()));

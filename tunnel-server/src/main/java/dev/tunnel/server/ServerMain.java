@@ -37,7 +37,7 @@ public final class ServerMain extends TunnelCommand {
             System.err.println(e.getMessage());
             return 1;
         }
-        LogSetup.apply(cfg.log.level, cfg.log.to);
+        LogSetup.apply(cfg.log.level, cfg.log.to, cfg.log.maxDays);
         TunnelServer server;
         try {
             server = TunnelServer.start(cfg);

@@ -15,12 +15,17 @@ final class StreamLimit {
     private static final long LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final int max;
+    private final Runnable onRefused;
     private long lastLogNanos = Long.MIN_VALUE;
     private int refusedSinceLog;
 
-    /** @param max open public connections allowed; 0 = no limit */
-    StreamLimit(int max) {
+    /**
+     * @param max       open public connections allowed; 0 = no limit
+     * @param onRefused counts each refusal (the dashboard's and /metrics' refused connections)
+     */
+    StreamLimit(int max, Runnable onRefused) {
         this.max = max;
+        this.onRefused = onRefused;
     }
 
     /** Whether a public connection from {@code peer} of proxy {@code proxyName} may open, with {@code open} already open. */
@@ -28,6 +33,7 @@ final class StreamLimit {
         if (max <= 0 || open < max) {
             return true;
         }
+        onRefused.run();
         refusedSinceLog++;
         long now = System.nanoTime();
         if (lastLogNanos == Long.MIN_VALUE || now - lastLogNanos >= LOG_INTERVAL_NANOS) {

@@ -6,6 +6,9 @@ import dev.tunnel.tls.TlsContexts;
 import dev.tunnel.tls.TlsFiles;
 import dev.tunnel.protocol.transport.Transports;
 import dev.tunnel.server.config.ServerConfig;
+import dev.tunnel.server.web.ServerApi;
+import dev.tunnel.server.web.ServerStats;
+import dev.tunnel.web.WebServer;
 import dev.tunnel.server.proxy.BindFailures;
 import dev.tunnel.server.proxy.ServerEnvironment;
 import dev.tunnel.server.proxy.ServerProxyType;
@@ -22,6 +25,7 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -48,8 +52,11 @@ public final class TunnelServer implements AutoCloseable {
     private final Channel listener;
     private final ServerContext context;
     private final int drainTimeoutSeconds;
+    private final WebServer web;
 
-    private TunnelServer(EventLoopGroup workerGroup, Channel listener, ServerContext context, int drainTimeoutSeconds) {
+    private TunnelServer(EventLoopGroup workerGroup, Channel listener, ServerContext context, int drainTimeoutSeconds,
+                         WebServer web) {
+        this.web = web;
         this.workerGroup = workerGroup;
         this.listener = listener;
         this.context = context;
@@ -77,6 +84,7 @@ public final class TunnelServer implements AutoCloseable {
             LoginAuthenticator authenticator = new LoginAuthenticator(credentials, ChannelBinding.of(tls.certificate()));
             LoginThrottle throttle = new LoginThrottle(config.auth.maxFailedLogins,
                     TimeUnit.SECONDS.toMillis(config.auth.failedLoginBlockSeconds), System::currentTimeMillis);
+            ServerStats stats = new ServerStats(Clock.systemDefaultZone());
             ChannelGroup publicConns = new DefaultChannelGroup("public-connections", GlobalEventExecutor.INSTANCE);
             ServerContext.PoolSettings pool = new ServerContext.PoolSettings(config.transport.maxPoolCount,
                     config.userConnTimeout, config.transport.tcpMuxKeepaliveInterval);
@@ -84,7 +92,7 @@ public final class TunnelServer implements AutoCloseable {
                     config.effectiveProxyBindAddr(), Version.get(), config.transport.loginTimeout, credentials,
                     authenticator, throttle, config.transport.maxStreamsPerClient, pool, new SessionRegistry(),
                     publicConns, types, new LoginThrottle(config.auth.maxFailedLogins,
-                    TimeUnit.SECONDS.toMillis(config.auth.failedLoginBlockSeconds), System::currentTimeMillis));
+                    TimeUnit.SECONDS.toMillis(config.auth.failedLoginBlockSeconds), System::currentTimeMillis), stats);
             openTypes(types, new ServerEnvironment(config, workerGroup, publicConns));
             MuxSettings mux = new MuxSettings(config.transport.tcpMuxInitialWindow, config.transport.tcpMuxMaxWindow);
             ServerBootstrap bootstrap = new ServerBootstrap()
@@ -120,7 +128,19 @@ public final class TunnelServer implements AutoCloseable {
             }
             log.info("logins are bound to the server certificate {} ({} user(s) with their own token)",
                     authenticator.ownBinding().fingerprint(), config.users.size());
-            return new TunnelServer(workerGroup, listener, context, config.transport.drainTimeout);
+            WebServer web = null;
+            if (config.webServer.enabled()) {
+                try {
+                    web = WebServer.start(config.webServer.settings(), new ServerApi(config, stats, Version.get()).routes(),
+                            workerGroup, Transports.serverChannel(), "dashboard");
+                } catch (RuntimeException e) {
+                    listener.close().syncUninterruptibly();
+                    throw e;
+                }
+                // a day's bytes land on that day even when nobody reads the API
+                workerGroup.next().scheduleAtFixedRate(stats::sampleAll, 60, 60, TimeUnit.SECONDS);
+            }
+            return new TunnelServer(workerGroup, listener, context, config.transport.drainTimeout, web);
         } catch (Exception e) {
             types.all().forEach(ServerProxyType::close);
             workerGroup.shutdownGracefully(0, 0, TimeUnit.SECONDS);
@@ -170,6 +190,9 @@ public final class TunnelServer implements AutoCloseable {
 
     @Override
     public void close() {
+        if (web != null) {
+            web.close();
+        }
         listener.close().syncUninterruptibly();
         List<ClientSession> sessions = context.sessions().all();
         sessions.forEach(ClientSession::stopAccepting);

@@ -6,6 +6,7 @@ import dev.tunnel.config.ConfigException;
 import dev.tunnel.config.ConfigLoader;
 import dev.tunnel.config.KeyLocator;
 import dev.tunnel.config.ValueChecks;
+import dev.tunnel.web.WebServerConfig;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -34,6 +35,8 @@ public class ClientConfig {
     public Auth auth = new Auth();
     public Transport transport = new Transport();
     public Log log = new Log();
+    /** {@code [webServer]}: the admin API (status, reload, config, stop); off until a port is set. */
+    public WebServerConfig webServer = new WebServerConfig();
     /** {@code [[proxies]]}: what to expose. */
     public List<ProxyConfig> proxies = new ArrayList<>();
     /** {@code [[visitors]]}: local ports that reach other clients' stcp/sudp proxies. */
@@ -103,8 +106,12 @@ public class ClientConfig {
     public static class Log {
         /** trace, debug, info, warn or error. */
         public String level = "info";
-        /** "console" or a file path. */
+        /** "console" or a file path; a file rolls over daily to FILE.yyyy-MM-dd. */
         public String to = "console";
+        /** Days of rolled log files kept; 0 = 3 (frp's default). */
+        public int maxDays = 0;
+        /** Accepted for frp's files: the tunnel never colors its lines. */
+        public boolean disablePrintColor = false;
     }
 
     /** The name checked against the server's certificate. */

@@ -46,6 +46,8 @@ final class ClientConfigValidator implements ConfigValidator<ClientConfig> {
         checks.oneOf("log.level", cfg.log.level, LogSetup.LEVELS, List.of());
         checks.notBlank("log.to", cfg.log.to);
         checks.range("udpPacketSize", cfg.udpPacketSize, 1, 65535);
+        checks.range("log.maxDays", cfg.log.maxDays, 0, 3650);
+        cfg.webServer.validate("webServer", checks);
         new ProxiesValidator(checks, types).validate(cfg.proxies, cfg.transport.tcpMux);
         new VisitorsValidator(checks).validate(cfg.visitors, cfg.transport.tcpMux);
     }

@@ -6,12 +6,12 @@ import dev.tunnel.config.UnsupportedKeys;
 final class UnsupportedClientKeys {
 
     static final UnsupportedKeys KEYS = UnsupportedKeys.of(
-            "clientID", "metadatas", "start", "includes", "webServer", "virtualNet", "featureGates",
+            "clientID", "metadatas", "start", "includes", "virtualNet", "featureGates",
             "natHoleStunServer", "dnsServer",
             "auth.oidc", "auth.additionalScopes", "auth.tokenSource",
             "transport.connectServerLocalIP", "transport.proxyURL", "transport.quic",
             "transport.dialServerKeepalive", "transport.tls.disableCustomTLSFirstByte",
-            "log.maxDays", "log.disablePrintColor",
+            "webServer.assetsDir", "webServer.tls.trustedCaFile", "webServer.tls.serverName",
             // per proxy
             "proxies.transport", "proxies.loadBalancer", "proxies.healthCheck", "proxies.annotations",
             "proxies.metadatas", "proxies.customDomains", "proxies.subdomain", "proxies.locations",

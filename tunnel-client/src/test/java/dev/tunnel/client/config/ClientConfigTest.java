@@ -280,7 +280,7 @@ class ClientConfigTest {
     void manyErrorsInOneException() {
         ConfigException e = catchThrowableOfType(ConfigException.class, () -> parse("""
                 serverPort = "7000"
-                webServer.port = 7400
+                webServer.port = 70000
                 [transport]
                 poolCnt = 2
                 [[proxies]]

@@ -3,6 +3,7 @@ package dev.tunnel.server.config;
 import dev.tunnel.config.ConfigException;
 import dev.tunnel.server.proxy.ServerProxyTypes;
 import dev.tunnel.config.ConfigLoader;
+import dev.tunnel.web.WebServerConfig;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -35,6 +36,10 @@ public class ServerConfig {
     public Auth auth = new Auth();
     public Transport transport = new Transport();
     public Log log = new Log();
+    /** {@code [webServer]}: dashboard, REST API and /metrics; off until a port is set. */
+    public WebServerConfig webServer = new WebServerConfig();
+    /** Serve Prometheus metrics on the web server at {@code /metrics}. */
+    public boolean enablePrometheus = false;
     /** Tunnel extension, {@code [[users]]}: clients with their own token and port rules (a client sends {@code user}). */
     public List<User> users = new ArrayList<>();
 
@@ -116,8 +121,12 @@ public class ServerConfig {
     public static class Log {
         /** trace, debug, info, warn or error. */
         public String level = "info";
-        /** "console" or a file path. */
+        /** "console" or a file path; a file rolls over daily to FILE.yyyy-MM-dd. */
         public String to = "console";
+        /** Days of rolled log files kept; 0 = 3 (frp's default). */
+        public int maxDays = 0;
+        /** Accepted for frp's files: the tunnel never colors its lines. */
+        public boolean disablePrintColor = false;
     }
 
     /** Address the public proxy ports bind to. */

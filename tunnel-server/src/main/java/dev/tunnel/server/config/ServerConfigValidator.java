@@ -58,6 +58,10 @@ final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
         }
         checks.oneOf("log.level", cfg.log.level, LogSetup.LEVELS, List.of());
         checks.notBlank("log.to", cfg.log.to);
+        checks.range("log.maxDays", cfg.log.maxDays, 0, 3650);
+        cfg.webServer.validate("webServer", checks);
+        checks.check(!cfg.enablePrometheus || cfg.webServer.enabled(), "enablePrometheus",
+                "true needs webServer.port (the metrics are served by the web server at /metrics)");
     }
 
     private static void users(List<ServerConfig.User> users, ValueChecks checks) {

@@ -7,12 +7,12 @@ final class UnsupportedServerKeys {
 
     static final UnsupportedKeys KEYS = UnsupportedKeys.of(
             "vhostHTTPPort", "vhostHTTPSPort", "vhostHTTPTimeout", "kcpBindPort", "quicBindPort",
-            "tcpmuxHTTPConnectPort", "tcpmuxPassthrough", "subDomainHost", "custom404Page", "webServer",
-            "enablePrometheus", "detailedErrorsToClient", "natholeAnalysisDataReserveHours",
+            "tcpmuxHTTPConnectPort", "tcpmuxPassthrough", "subDomainHost", "custom404Page",
+            "webServer.assetsDir", "webServer.tls.trustedCaFile", "webServer.tls.serverName",
+            "detailedErrorsToClient", "natholeAnalysisDataReserveHours",
             "httpPlugins", "sshTunnelGateway",
             "auth.oidc", "auth.additionalScopes", "auth.tokenSource",
-            "transport.quic", "transport.tcpKeepalive",
-            "log.maxDays", "log.disablePrintColor");
+            "transport.quic", "transport.tcpKeepalive");
 
     private UnsupportedServerKeys() {
     }

@@ -134,7 +134,7 @@ class ServerConfigTest {
         assertThat(messages("""
                 vhostHTTPPort = 80
                 [webServer]
-                port = 7500
+                assetsDir = "./static"
                 [auth]
                 method = "oidc"
                 oidc.issuer = "https://example.org"
@@ -142,10 +142,38 @@ class ServerConfigTest {
                 tcpKeepalive = 7200
                 """)).containsExactly(
                 "s.toml:1: \"vhostHTTPPort\" is an frp setting that tunnel does not support yet",
-                "s.toml:3: \"webServer.port\" is an frp setting that tunnel does not support yet",
+                "s.toml:3: \"webServer.assetsDir\" is an frp setting that tunnel does not support yet",
                 "s.toml:5: auth.method = \"oidc\" is not supported yet (supported: \"token\")",
                 "s.toml:6: \"auth.oidc.issuer\" is an frp setting that tunnel does not support yet",
                 "s.toml:8: \"transport.tcpKeepalive\" is an frp setting that tunnel does not support yet");
+    }
+
+    @Test
+    void webServerAndPrometheusKeys() throws Exception {
+        ServerConfig cfg = ServerConfig.parse("""
+                enablePrometheus = true
+                [webServer]
+                port = 7500
+                user = "admin"
+                password = "pw"
+                [log]
+                maxDays = 7
+                disablePrintColor = true
+                """, "s.toml", name -> null);
+        assertThat(cfg.webServer.settings()).isEqualTo(new dev.tunnel.web.WebSettings("127.0.0.1", 7500, "admin", "pw", null, null));
+        assertThat(cfg.enablePrometheus).isTrue();
+        assertThat(cfg.log.maxDays).isEqualTo(7);
+    }
+
+    @Test
+    void aWebServerBeyondLoopbackNeedsCredentials() {
+        assertThat(messages("[webServer]\naddr = \"0.0.0.0\"\nport = 7500\n")).containsExactly(
+                "s.toml:2: webServer.addr: \"0.0.0.0\" is not a loopback address, so webServer.user and"
+                        + " webServer.password must be set (anyone who reaches it could use it)");
+        assertThat(messages("enablePrometheus = true\n")).containsExactly(
+                "s.toml:1: enablePrometheus: true needs webServer.port (the metrics are served by the web server at /metrics)");
+        assertThat(messages("[webServer]\nport = 7500\npprofEnable = true\n")).containsExactly(
+                "s.toml:3: webServer.pprofEnable: true is not supported (Go's profiler; on the JVM use JFR or jcmd)");
     }
 
     @Test

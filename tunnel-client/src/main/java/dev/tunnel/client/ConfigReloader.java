@@ -1,0 +1,78 @@
+package dev.tunnel.client;
+
+import dev.tunnel.client.admin.AdminControl;
+import dev.tunnel.client.admin.ReloadPlan;
+import dev.tunnel.client.config.ClientConfig;
+import dev.tunnel.client.config.ProxyConfig;
+import dev.tunnel.config.ConfigException;
+import java.nio.file.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Hot reload: re-reads the config file and applies the difference to the running client
+ * ({@link ReloadPlan}) through its proxy manager: removed proxies stop (the server closes their
+ * ports), changed ones restart under the same id, added ones start; the others are not touched,
+ * nor is any connection they carry. A file that does not load changes nothing: the errors are
+ * returned (and logged), as {@code verify} lists them. Keys outside {@code [[proxies]]} are
+ * named as needing a restart.
+ *
+ * <p>Threading: reloads are serialized on this object (the admin API and SIGHUP may overlap).
+ */
+public final class ConfigReloader implements AdminControl.Reload {
+    private static final Logger log = LoggerFactory.getLogger(ConfigReloader.class);
+
+    private final TunnelClient client;
+    private final Path file;
+    private ClientConfig current;
+
+    public ConfigReloader(TunnelClient client, ClientConfig running, Path file) {
+        this.client = client;
+        this.current = running;
+        this.file = file;
+    }
+
+    /** The config the proxies were last set from. */
+    synchronized ClientConfig current() {
+        return current;
+    }
+
+    @Override
+    public synchronized String reload() throws AdminControl.ReloadException {
+        ClientConfig fresh;
+        try {
+            fresh = ClientConfig.load(file);
+        } catch (ConfigException e) {
+            log.error("reload of {} refused, nothing changed:\n{}", file, e.getMessage());
+            throw new AdminControl.ReloadException(e.getMessage());
+        }
+        ReloadPlan plan = ReloadPlan.of(current, fresh);
+        try {
+            for (ProxyConfig p : plan.removed()) {
+                client.removeProxy(p.name);
+            }
+            for (ProxyConfig p : plan.changed()) {
+                client.updateProxy(p);
+            }
+            for (ProxyConfig p : plan.added()) {
+                client.addProxy(p);
+            }
+        } catch (Exception e) {
+            // the file was checked as a whole above; a proxy the manager still refuses is named here
+            log.error("reload of {} stopped part way ({}): {}", file, plan.summary(), e.getMessage());
+            throw new AdminControl.ReloadException("applying " + file + " failed part way: " + e.getMessage());
+        }
+        current = fresh;
+        log.info("reloaded {}: {}", file, plan.summary());
+        return "reloaded: " + plan.summary();
+    }
+
+    /** For SIGHUP: reloads and logs the outcome (the admin API returns it instead). */
+    void reloadAndLog() {
+        try {
+            reload();
+        } catch (AdminControl.ReloadException e) {
+            // logged by reload()
+        }
+    }
+}

@@ -1,0 +1,120 @@
+package dev.tunnel.client.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tunnel.web.WebServer;
+import dev.tunnel.web.WebSettings;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The client's admin API over a real socket, as frpc's admin clients call it. */
+@Timeout(20)
+class AdminApiTest {
+    @TempDir
+    Path dir;
+
+    private final AtomicInteger stops = new AtomicInteger();
+    private final AtomicInteger reloads = new AtomicInteger();
+    private final AdminControl control = new AdminControl() {
+        @Override
+        public List<ProxyState> status() {
+            return List.of(new ProxyState("web", "tcp", "running", "", "127.0.0.1:8080", "", "vps.example:6000"),
+                    new ProxyState("db", "tcp", "start error", "port 5432 is not allowed", "127.0.0.1:5432", "", ""));
+        }
+
+        @Override
+        public void stop() {
+            stops.incrementAndGet();
+        }
+    };
+    private EventLoopGroup group;
+    private WebServer web;
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    private Path start(boolean withReload) throws Exception {
+        Path file = Files.writeString(dir.resolve("client.toml"), "serverPort = 7000\n");
+        AdminControl.Reload reload = withReload ? () -> "reloaded: " + reloads.incrementAndGet() : null;
+        group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        web = WebServer.start(new WebSettings("127.0.0.1", 0, "admin", "pw", null, null),
+                new AdminApi(control, reload, file, toml -> toml.contains("70000") ? "serverPort: 70000 (expected: 1-65535)" : null)
+                        .routes(), group, NioServerSocketChannel.class, "admin API");
+        return file;
+    }
+
+    @AfterEach
+    void stop() {
+        web.close();
+        group.shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    private HttpResponse<String> send(String method, String path, String body, String... headers) throws Exception {
+        HttpRequest.Builder req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + web.port() + path))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString("admin:pw".getBytes(StandardCharsets.UTF_8)));
+        for (int i = 0; i < headers.length; i += 2) {
+            req.header(headers[i], headers[i + 1]);
+        }
+        return http.send(req.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void statusGroupsProxiesByTypeWithFrpcsFields() throws Exception {
+        start(true);
+        HttpResponse<String> res = send("GET", "/api/status", null);
+        assertThat(res.statusCode()).isEqualTo(200);
+        assertThat(res.body()).isEqualTo("{\"tcp\":[{\"name\":\"db\",\"type\":\"tcp\",\"status\":\"start error\","
+                + "\"err\":\"port 5432 is not allowed\",\"local_addr\":\"127.0.0.1:5432\",\"plugin\":\"\",\"remote_addr\":\"\"},"
+                + "{\"name\":\"web\",\"type\":\"tcp\",\"status\":\"running\",\"err\":\"\",\"local_addr\":\"127.0.0.1:8080\","
+                + "\"plugin\":\"\",\"remote_addr\":\"vps.example:6000\"}]}");
+    }
+
+    @Test
+    void putConfigReplacesTheFileOnlyWhenValid() throws Exception {
+        Path file = start(true);
+        HttpResponse<String> bad = send("PUT", "/api/config", "serverPort = 70000\n");
+        assertThat(bad.statusCode()).isEqualTo(400);
+        assertThat(bad.body()).contains("serverPort: 70000 (expected: 1-65535)");
+        assertThat(Files.readString(file)).isEqualTo("serverPort = 7000\n");
+        assertThat(send("PUT", "/api/config", "serverPort = 7001\n").statusCode()).isEqualTo(200);
+        assertThat(Files.readString(file)).isEqualTo("serverPort = 7001\n");
+        assertThat(send("GET", "/api/config", null).body()).isEqualTo("serverPort = 7001\n");
+        assertThat(send("PUT", "/api/config", "").statusCode()).isEqualTo(400);
+    }
+
+    @Test
+    void crossSiteStopAndReloadAreRefused() throws Exception {
+        start(true);
+        assertThat(send("POST", "/api/stop", null, "Origin", "https://evil.example").statusCode()).isEqualTo(403);
+        assertThat(send("GET", "/api/reload", null, "Sec-Fetch-Site", "cross-site").statusCode()).isEqualTo(403);
+        assertThat(send("PUT", "/api/config", "serverPort = 7002\n", "Sec-Fetch-Site", "same-site").statusCode()).isEqualTo(403);
+        assertThat(stops).hasValue(0);
+        assertThat(reloads).hasValue(0);
+        assertThat(send("POST", "/api/stop", null).statusCode()).isEqualTo(200);
+        assertThat(send("GET", "/api/reload", null).body()).isEqualTo("reloaded: 1\n");
+        assertThat(send("POST", "/api/reload", null).body()).isEqualTo("reloaded: 2\n");
+        assertThat(stops).hasValue(1);
+    }
+
+    @Test
+    void withoutReloadThereIsNoReloadRoute() throws Exception {
+        start(false);
+        assertThat(send("GET", "/api/reload", null).statusCode()).isEqualTo(404);
+    }
+}

@@ -1,0 +1,44 @@
+package dev.tunnel.server.web;
+
+import dev.tunnel.web.Routes;
+import dev.tunnel.web.WebResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.Map;
+
+/**
+ * The dashboard: three small files in the jar (no framework, no CDN, works offline), read
+ * once. {@code /} redirects to {@code /static/} as frp's does. The page polls the REST API and
+ * draws the traffic chart itself (SVG). Its Content-Security-Policy allows only this origin.
+ */
+final class Dashboard {
+    private static final String CSP = "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'";
+
+    private Dashboard() {
+    }
+
+    static void addTo(Routes routes) {
+        WebResponse index = file("index.html", "text/html; charset=utf-8");
+        WebResponse script = file("app.js", "text/javascript; charset=utf-8");
+        WebResponse style = file("app.css", "text/css; charset=utf-8");
+        routes.get("/", r -> WebResponse.redirect("/static/"))
+                .get("/static/", r -> index)
+                .get("/static/index.html", r -> index)
+                .get("/static/app.js", r -> script)
+                .get("/static/app.css", r -> style);
+    }
+
+    private static WebResponse file(String name, String contentType) {
+        try (InputStream in = Dashboard.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException("dashboard file " + name + " is missing from the jar");
+            }
+            return new WebResponse(HttpResponseStatus.OK, contentType, in.readAllBytes(),
+                    Map.of("Content-Security-Policy", CSP));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

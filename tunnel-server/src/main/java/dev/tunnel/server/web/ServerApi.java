@@ -1,0 +1,207 @@
+package dev.tunnel.server.web;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.tunnel.server.config.PortRange;
+import dev.tunnel.server.config.ServerConfig;
+import dev.tunnel.web.Json;
+import dev.tunnel.web.Routes;
+import dev.tunnel.web.WebRequest;
+import dev.tunnel.web.WebResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import java.io.IOException;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * The server's REST API with frp's paths and JSON field names, so frp's dashboard scripts keep
+ * working: {@code /api/serverinfo}, {@code /api/proxy/{type}}, {@code /api/proxy/{type}/{name}},
+ * {@code /api/traffic/{name}}, {@code /api/clients}, {@code /healthz}; with
+ * {@code enablePrometheus}, {@code /metrics}; and the dashboard under {@code /static/}.
+ *
+ * <p>Traffic follows frp: "today" figures are the bytes of the current local day, {@code in}
+ * is what came from the public side, {@code out} what went to it.
+ */
+public final class ServerApi {
+    /** frp's format of lastStartTime / lastCloseTime. */
+    private static final DateTimeFormatter FRP_TIME = DateTimeFormatter.ofPattern("MM-dd HH:mm:ss");
+
+    private final ServerConfig config;
+    private final ServerStats stats;
+    private final String version;
+
+    public ServerApi(ServerConfig config, ServerStats stats, String version) {
+        this.config = config;
+        this.stats = stats;
+        this.version = version;
+    }
+
+    /** Every route of the server's web server. */
+    public Routes routes() {
+        Routes routes = new Routes()
+                .open("/healthz", r -> WebResponse.ok())
+                .get("/api/serverinfo", r -> serverInfo())
+                .get("/api/proxy/{type}", this::proxiesByType)
+                .get("/api/proxy/{type}/{name}", this::proxyByTypeAndName)
+                .get("/api/traffic/{name}", this::traffic)
+                .get("/api/clients", this::clients);
+        if (config.enablePrometheus) {
+            ServerMetrics metrics = new ServerMetrics(stats);
+            routes.get("/metrics", r -> metrics.scrape());
+        }
+        Dashboard.addTo(routes);
+        return routes;
+    }
+
+    WebResponse serverInfo() {
+        List<ServerStats.ProxyView> proxies = stats.proxies();
+        long clients = stats.clients().stream().filter(ServerStats.ClientView::online).count();
+        Map<String, Long> byType = new TreeMap<>(proxies.stream().filter(ServerStats.ProxyView::online)
+                .collect(Collectors.groupingBy(ServerStats.ProxyView::type, Collectors.counting())));
+        return Json.response(json -> {
+            json.writeStartObject();
+            json.writeStringField("version", version);
+            json.writeNumberField("bindPort", config.bindPort);
+            json.writeNumberField("vhostHTTPPort", 0);
+            json.writeNumberField("vhostHTTPSPort", 0);
+            json.writeNumberField("tcpmuxHTTPConnectPort", 0);
+            json.writeNumberField("kcpBindPort", 0);
+            json.writeNumberField("quicBindPort", 0);
+            json.writeStringField("subdomainHost", "");
+            json.writeNumberField("maxPoolCount", config.transport.maxPoolCount);
+            json.writeNumberField("maxPortsPerClient", config.maxPortsPerClient);
+            json.writeNumberField("heartbeatTimeout", config.transport.heartbeatTimeout);
+            if (!config.allowPorts.isEmpty()) {
+                json.writeStringField("allowPortsStr", allowPorts(config.allowPorts));
+            }
+            if (config.transport.tls.force) {
+                json.writeBooleanField("tlsForce", true);
+            }
+            json.writeNumberField("totalTrafficIn", proxies.stream().mapToLong(ServerStats.ProxyView::todayIn).sum());
+            json.writeNumberField("totalTrafficOut", proxies.stream().mapToLong(ServerStats.ProxyView::todayOut).sum());
+            json.writeNumberField("curConns", proxies.stream().mapToLong(ServerStats.ProxyView::connections).sum());
+            json.writeNumberField("clientCounts", clients);
+            json.writeObjectFieldStart("proxyTypeCount");
+            for (Map.Entry<String, Long> e : byType.entrySet()) {
+                json.writeNumberField(e.getKey(), e.getValue());
+            }
+            json.writeEndObject();
+            json.writeEndObject();
+        });
+    }
+
+    private WebResponse proxiesByType(WebRequest r) {
+        String type = r.param("type");
+        List<ServerStats.ProxyView> proxies = stats.proxies().stream().filter(p -> p.type().equals(type)).toList();
+        return Json.response(json -> {
+            json.writeStartObject();
+            json.writeArrayFieldStart("proxies");
+            for (ServerStats.ProxyView p : proxies) {
+                writeProxy(json, p);
+            }
+            json.writeEndArray();
+            json.writeEndObject();
+        });
+    }
+
+    private WebResponse proxyByTypeAndName(WebRequest r) {
+        String type = r.param("type");
+        String name = r.param("name");
+        return stats.proxies().stream().filter(p -> p.type().equals(type) && p.name().equals(name)).findFirst()
+                .map(p -> Json.response(json -> writeProxy(json, p)))
+                .orElseGet(() -> WebResponse.text(HttpResponseStatus.NOT_FOUND, "no proxy info found"));
+    }
+
+    private WebResponse traffic(WebRequest r) {
+        String name = r.param("name");
+        long[][] days = stats.lastDays(name);
+        if (days == null) {
+            return WebResponse.text(HttpResponseStatus.NOT_FOUND, "no proxy info found");
+        }
+        return Json.response(json -> {
+            json.writeStartObject();
+            json.writeStringField("name", name);
+            json.writeFieldName("trafficIn");
+            json.writeArray(days[0], 0, days[0].length);
+            json.writeFieldName("trafficOut");
+            json.writeArray(days[1], 0, days[1].length);
+            json.writeEndObject();
+        });
+    }
+
+    private WebResponse clients(WebRequest r) {
+        String user = r.query("user");
+        String clientId = r.query("clientId");
+        String runId = r.query("runId");
+        String status = r.query("status");
+        List<ServerStats.ClientView> clients = stats.clients().stream()
+                .filter(c -> user == null || user.isEmpty() || c.user().equals(user))
+                .filter(c -> clientId == null || clientId.isEmpty() || c.key().equals(clientId))
+                .filter(c -> runId == null || runId.isEmpty() || c.runId().equals(runId))
+                .filter(c -> status == null || !status.equalsIgnoreCase("online") || c.online())
+                .filter(c -> status == null || !status.equalsIgnoreCase("offline") || !c.online())
+                .toList();
+        return Json.response(json -> {
+            json.writeStartArray();
+            for (ServerStats.ClientView c : clients) {
+                json.writeStartObject();
+                json.writeStringField("key", c.key());
+                json.writeStringField("user", c.user());
+                json.writeStringField("clientID", c.key());
+                json.writeStringField("runID", c.runId());
+                json.writeStringField("version", c.version());
+                json.writeStringField("hostname", c.hostname());
+                json.writeStringField("clientIP", c.ip());
+                json.writeNumberField("firstConnectedAt", c.firstConnectedAt());
+                json.writeNumberField("lastConnectedAt", c.lastConnectedAt());
+                if (c.disconnectedAt() != 0) {
+                    json.writeNumberField("disconnectedAt", c.disconnectedAt());
+                }
+                json.writeBooleanField("online", c.online());
+                if (c.online() && c.rttNanos() > 0) {
+                    json.writeNumberField("rttMillis", c.rttNanos() / 1e6);
+                }
+                json.writeEndObject();
+            }
+            json.writeEndArray();
+        });
+    }
+
+    private static void writeProxy(JsonGenerator json, ServerStats.ProxyView p) throws IOException {
+        json.writeStartObject();
+        json.writeStringField("name", p.name());
+        if (p.online()) {
+            json.writeObjectFieldStart("conf");
+            json.writeStringField("name", p.name());
+            json.writeStringField("type", p.type());
+            json.writeNumberField("remotePort", p.remotePort());
+            json.writeEndObject();
+        } else {
+            json.writeNullField("conf");
+        }
+        if (!p.user().isEmpty()) {
+            json.writeStringField("user", p.user());
+        }
+        json.writeStringField("clientID", p.clientId());
+        json.writeNumberField("todayTrafficIn", p.todayIn());
+        json.writeNumberField("todayTrafficOut", p.todayOut());
+        json.writeNumberField("curConns", p.connections());
+        json.writeStringField("lastStartTime", frpTime(p.lastStartMillis()));
+        json.writeStringField("lastCloseTime", frpTime(p.lastCloseMillis()));
+        json.writeStringField("status", p.online() ? "online" : "offline");
+        json.writeEndObject();
+    }
+
+    private static String frpTime(long millis) {
+        return millis == 0 ? "" : FRP_TIME.format(Instant.ofEpochMilli(millis).atZone(ZoneId.systemDefault()));
+    }
+
+    private static String allowPorts(List<PortRange> ranges) {
+        return ranges.stream().map(r -> r.single != 0 ? Integer.toString(r.single) : r.start + "-" + r.end)
+                .collect(Collectors.joining(","));
+    }
+}

@@ -1,0 +1,106 @@
+package dev.tunnel.server.web;
+
+import dev.tunnel.web.WebResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.prometheus.metrics.config.EscapingScheme;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot.CounterDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import io.prometheus.metrics.model.snapshots.UnknownSnapshot;
+import io.prometheus.metrics.model.snapshots.UnknownSnapshot.UnknownDataPointSnapshot;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.Map;
+
+/**
+ * {@code /metrics}: the server's figures in Prometheus' text format, written by Prometheus' own
+ * Java model and text writer (prometheus-metrics-model and -exposition-textformats, ~250 KB, no
+ * protobuf). The snapshot is built from {@link ServerStats} at each scrape: no second set of
+ * counters to keep in step.
+ *
+ * <p>frp's metrics keep frp's names and labels, so Grafana boards made for frps work:
+ * {@code frp_server_client_counts}, {@code frp_server_proxy_counts{type}},
+ * {@code frp_server_proxy_counts_detailed{type,name}}, {@code frp_server_connection_counts{name,type}},
+ * {@code frp_server_traffic_in{name,type}}, {@code frp_server_traffic_out{name,type}}. The two
+ * traffic series are counters in frp; the Java writer would name a counter {@code ..._total}, so
+ * they are exposed untyped under frp's exact names ({@code rate()} works on them alike).
+ *
+ * <p>The tunnel's own: {@code tunnel_server_session_rtt_seconds{client,user}} (the heartbeat's
+ * smoothed round trip per session), {@code tunnel_server_failed_logins_total},
+ * {@code tunnel_server_refused_connections_total} (public connections refused by
+ * {@code transport.maxStreamsPerClient}).
+ */
+final class ServerMetrics {
+    private static final PrometheusTextFormatWriter WRITER = PrometheusTextFormatWriter.create();
+
+    private final ServerStats stats;
+
+    ServerMetrics(ServerStats stats) {
+        this.stats = stats;
+    }
+
+    WebResponse scrape() throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(4096);
+        WRITER.write(out, snapshot(), EscapingScheme.UNDERSCORE_ESCAPING);
+        return new WebResponse(HttpResponseStatus.OK, WRITER.getContentType(), out.toByteArray(), Map.of());
+    }
+
+    MetricSnapshots snapshot() {
+        List<ServerStats.ClientView> clients = stats.clients();
+        List<ServerStats.ProxyView> proxies = stats.proxies();
+
+        GaugeSnapshot.Builder clientCounts = GaugeSnapshot.builder().name("frp_server_client_counts")
+                .help("The current client counts of frps");
+        clientCounts.dataPoint(gauge(clients.stream().filter(ServerStats.ClientView::online).count(), Labels.EMPTY));
+
+        Map<String, Long> byType = new TreeMap<>();
+        GaugeSnapshot.Builder detailed = GaugeSnapshot.builder().name("frp_server_proxy_counts_detailed")
+                .help("The current number of proxies grouped by type and name");
+        GaugeSnapshot.Builder connections = GaugeSnapshot.builder().name("frp_server_connection_counts")
+                .help("The current connection counts");
+        UnknownSnapshot.Builder trafficIn = UnknownSnapshot.builder().name("frp_server_traffic_in")
+                .help("The total in traffic");
+        UnknownSnapshot.Builder trafficOut = UnknownSnapshot.builder().name("frp_server_traffic_out")
+                .help("The total out traffic");
+        for (ServerStats.ProxyView p : proxies) {
+            Labels nameType = Labels.of("name", p.name(), "type", p.type());
+            if (p.online()) {
+                byType.merge(p.type(), 1L, Long::sum);
+                detailed.dataPoint(gauge(1, Labels.of("name", p.name(), "type", p.type())));
+            }
+            connections.dataPoint(gauge(p.connections(), nameType));
+            trafficIn.dataPoint(UnknownDataPointSnapshot.builder().value(p.totalIn()).labels(nameType).build());
+            trafficOut.dataPoint(UnknownDataPointSnapshot.builder().value(p.totalOut()).labels(nameType).build());
+        }
+        GaugeSnapshot.Builder proxyCounts = GaugeSnapshot.builder().name("frp_server_proxy_counts")
+                .help("The current proxy counts");
+        byType.forEach((type, n) -> proxyCounts.dataPoint(gauge(n, Labels.of("type", type))));
+
+        GaugeSnapshot.Builder rtt = GaugeSnapshot.builder().name("tunnel_server_session_rtt_seconds")
+                .help("Smoothed round-trip time of each client session's heartbeats");
+        for (ServerStats.ClientView c : clients) {
+            if (c.online() && c.rttNanos() > 0) {
+                rtt.dataPoint(gauge(c.rttNanos() / 1e9, Labels.of("client", c.key(), "user", c.user())));
+            }
+        }
+        CounterSnapshot failedLogins = CounterSnapshot.builder().name("tunnel_server_failed_logins")
+                .help("Logins refused (bad token or proof, unknown user)")
+                .dataPoint(CounterDataPointSnapshot.builder().value(stats.failedLogins()).build()).build();
+        CounterSnapshot refused = CounterSnapshot.builder().name("tunnel_server_refused_connections")
+                .help("Public connections refused by transport.maxStreamsPerClient")
+                .dataPoint(CounterDataPointSnapshot.builder().value(stats.refusedConnections()).build()).build();
+
+        return MetricSnapshots.of(clientCounts.build(), proxyCounts.build(), detailed.build(), connections.build(),
+                trafficIn.build(), trafficOut.build(), rtt.build(), failedLogins, refused);
+    }
+
+    private static GaugeDataPointSnapshot gauge(double value, Labels labels) {
+        return GaugeDataPointSnapshot.builder().value(value).labels(labels).build();
+    }
+}

@@ -1,0 +1,282 @@
+package dev.tunnel.server.web;
+
+import dev.tunnel.protocol.relay.TrafficCounter;
+import java.time.Clock;
+import java.time.LocalDate;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+
+/**
+ * The clients and proxies the server has seen, online and recently offline, as frp's dashboard
+ * and API show them, plus the counters of events the tunnel adds (failed logins, public
+ * connections refused by limits). Sessions report what happens to them; the API and /metrics
+ * read it. Bytes and connections are read from the proxies' own counters; this table only
+ * remembers what a closed proxy had counted and splits traffic into days.
+ *
+ * <p>Bounded: at most {@value #MAX_OFFLINE} offline clients and as many offline proxies are kept,
+ * the longest offline dropped first.
+ *
+ * <p>Threading: sessions on every event loop and the web server call in; every method holds the
+ * table's lock for a few map operations. The counters it reads are thread-safe.
+ */
+public final class ServerStats {
+    static final int MAX_OFFLINE = 1000;
+
+    /** A proxy's live counters (bytes from and to the public side, open public connections). */
+    public interface Traffic {
+        long bytesIn();
+
+        long bytesOut();
+
+        long connections();
+    }
+
+    /**
+     * A proxy's {@link TrafficCounter} on the server: what the relays read from its public
+     * connections is "in", what they wrote to them "out", as frp counts. Equal for one counter.
+     */
+    public record Counted(TrafficCounter counter) implements Traffic {
+        @Override
+        public long bytesIn() {
+            return counter.snapshot().bytesRead();
+        }
+
+        @Override
+        public long bytesOut() {
+            return counter.snapshot().bytesWritten();
+        }
+
+        @Override
+        public long connections() {
+            return counter.snapshot().open();
+        }
+    }
+
+    private final Clock clock;
+    private final Map<String, ClientEntry> clients = new LinkedHashMap<>();
+    private final Map<String, ProxyEntry> proxies = new LinkedHashMap<>();
+    private final LongAdder failedLogins = new LongAdder();
+    private final LongAdder refusedConnections = new LongAdder();
+
+    public ServerStats(Clock clock) {
+        this.clock = clock;
+    }
+
+    /** A client as the API lists it; times in epoch seconds, 0 = never. */
+    record ClientView(String key, String user, String runId, String version, String hostname, String ip,
+                      long firstConnectedAt, long lastConnectedAt, long disconnectedAt, boolean online,
+                      long rttNanos) {
+    }
+
+    /** A proxy as the API lists it. */
+    record ProxyView(String name, String type, String user, String clientId, int remotePort, boolean online,
+                     long todayIn, long todayOut, long totalIn, long totalOut, long connections,
+                     long lastStartMillis, long lastCloseMillis) {
+    }
+
+    private static final class ClientEntry {
+        String sessionId;
+        String user;
+        String runId;
+        String version;
+        String hostname;
+        String ip;
+        long first;
+        long last;
+        long disconnected;
+        LongSupplier rttNanos;
+    }
+
+    private static final class ProxyEntry {
+        String type;
+        String user;
+        String clientId;
+        int remotePort;
+        boolean online;
+        Traffic live;
+        long foldedIn;
+        long foldedOut;
+        long lastStart;
+        long lastClose;
+        DailyTraffic dayIn;
+        DailyTraffic dayOut;
+
+        long totalIn() {
+            return foldedIn + (live == null ? 0 : live.bytesIn());
+        }
+
+        long totalOut() {
+            return foldedOut + (live == null ? 0 : live.bytesOut());
+        }
+    }
+
+    /** A client logged in (a new session of its run id). */
+    public synchronized void clientOnline(String sessionId, String user, String runId, String version, String hostname,
+                                          String ip, LongSupplier rttNanos) {
+        long now = clock.millis() / 1000;
+        ClientEntry c = clients.remove(runId);
+        if (c == null) {
+            c = new ClientEntry();
+            c.first = now;
+        }
+        c.sessionId = sessionId;
+        c.user = user;
+        c.runId = runId;
+        c.version = version;
+        c.hostname = hostname;
+        c.ip = ip;
+        c.last = now;
+        c.disconnected = 0;
+        c.rttNanos = rttNanos;
+        clients.put(runId, c); // most recent last
+    }
+
+    /** Session {@code sessionId} of {@code runId} ended (a newer session of the same client is left alone). */
+    public synchronized void clientOffline(String runId, String sessionId) {
+        ClientEntry c = clients.get(runId);
+        if (c != null && sessionId.equals(c.sessionId) && c.disconnected == 0) {
+            c.disconnected = clock.millis() / 1000;
+            c.rttNanos = null;
+            clients.remove(runId);
+            clients.put(runId, c);
+            trim(clients, e -> e.disconnected != 0);
+        }
+    }
+
+    /**
+     * Proxy {@code name} (as the API names it: {@code user.name} with a user) opened its public side.
+     *
+     * @param live its counters, or null where the proxy type does not count (its figures read 0)
+     */
+    public synchronized void proxyOpened(String name, String type, String user, String clientId, int remotePort,
+                                         Traffic live) {
+        ProxyEntry p = proxies.remove(name);
+        LocalDate today = today();
+        if (p == null) {
+            p = new ProxyEntry();
+            p.dayIn = new DailyTraffic(today, 0);
+            p.dayOut = new DailyTraffic(today, 0);
+        } else {
+            fold(p);
+        }
+        p.type = type;
+        p.user = user;
+        p.clientId = clientId;
+        p.remotePort = remotePort;
+        p.live = live;
+        p.online = true;
+        p.lastStart = clock.millis();
+        p.dayIn.rebase(p.foldedIn); // the live counters count from 0: all they hold is new
+        p.dayOut.rebase(p.foldedOut);
+        proxies.put(name, p);
+    }
+
+    /** Proxy {@code name} closed its public side; its counts are kept. */
+    public synchronized void proxyClosed(String name, Traffic live) {
+        ProxyEntry p = proxies.get(name);
+        if (p == null || !p.online || !java.util.Objects.equals(p.live, live)) {
+            return; // already closed, or replaced by a newer start of the same name
+        }
+        sample(p, today());
+        fold(p);
+        p.online = false;
+        p.lastClose = clock.millis();
+        proxies.remove(name);
+        proxies.put(name, p);
+        trim(proxies, e -> !e.online);
+    }
+
+    /** A login was refused (bad token, unknown user, bad proof). */
+    public void loginFailed() {
+        failedLogins.increment();
+    }
+
+    /** A public connection was refused by a limit ({@code transport.maxStreamsPerClient}). */
+    public void connectionRefused() {
+        refusedConnections.increment();
+    }
+
+    long failedLogins() {
+        return failedLogins.sum();
+    }
+
+    long refusedConnections() {
+        return refusedConnections.sum();
+    }
+
+    synchronized List<ClientView> clients() {
+        List<ClientView> out = new ArrayList<>(clients.size());
+        for (ClientEntry c : clients.values()) {
+            LongSupplier rtt = c.rttNanos;
+            out.add(new ClientView(c.runId, c.user, c.runId, c.version, c.hostname, c.ip, c.first, c.last,
+                    c.disconnected, c.disconnected == 0, rtt == null ? 0 : rtt.getAsLong()));
+        }
+        out.sort(Comparator.comparing(ClientView::user).thenComparing(ClientView::key));
+        return out;
+    }
+
+    synchronized List<ProxyView> proxies() {
+        LocalDate today = today();
+        List<ProxyView> out = new ArrayList<>(proxies.size());
+        proxies.forEach((name, p) -> out.add(view(name, p, today)));
+        out.sort(Comparator.comparing(ProxyView::name));
+        return out;
+    }
+
+    /** Bytes per day of proxy {@code name}, today first: {in, out}; null if never seen. */
+    synchronized long[][] lastDays(String name) {
+        ProxyEntry p = proxies.get(name);
+        if (p == null) {
+            return null;
+        }
+        sample(p, today());
+        return new long[][] {p.dayIn.lastDays(), p.dayOut.lastDays()};
+    }
+
+    /** Samples every proxy's counters into its days (a timer calls this so a day's bytes land on that day). */
+    public synchronized void sampleAll() {
+        LocalDate today = today();
+        proxies.values().forEach(p -> sample(p, today));
+    }
+
+    private ProxyView view(String name, ProxyEntry p, LocalDate today) {
+        sample(p, today);
+        return new ProxyView(name, p.type, p.user, p.clientId, p.remotePort, p.online, p.dayIn.today(),
+                p.dayOut.today(), p.totalIn(), p.totalOut(), p.live == null ? 0 : p.live.connections(), p.lastStart,
+                p.lastClose);
+    }
+
+    private static void sample(ProxyEntry p, LocalDate today) {
+        p.dayIn.sample(today, p.totalIn());
+        p.dayOut.sample(today, p.totalOut());
+    }
+
+    private static void fold(ProxyEntry p) {
+        if (p.live != null) {
+            p.foldedIn += p.live.bytesIn();
+            p.foldedOut += p.live.bytesOut();
+            p.live = null;
+        }
+    }
+
+    private LocalDate today() {
+        return LocalDate.ofInstant(clock.instant(), ZoneId.systemDefault());
+    }
+
+    private static <V> void trim(Map<String, V> map, java.util.function.Predicate<V> offline) {
+        long count = map.values().stream().filter(offline).count();
+        var it = map.values().iterator();
+        while (count > MAX_OFFLINE && it.hasNext()) {
+            if (offline.test(it.next())) {
+                it.remove();
+                count--;
+            }
+        }
+    }
+}
