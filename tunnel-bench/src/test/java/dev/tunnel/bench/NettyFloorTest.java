@@ -2,9 +2,9 @@ package dev.tunnel.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tunnel.protocol.tls.CertificateAuthority;
-import dev.tunnel.protocol.tls.KeyType;
-import dev.tunnel.protocol.tls.PemWriter;
+import dev.tunnel.tls.CertificateAuthority;
+import dev.tunnel.tls.KeyType;
+import dev.tunnel.tls.PemWriter;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;

@@ -2,7 +2,7 @@ package dev.tunnel.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tunnel.protocol.config.SmallVpsJvm;
+import dev.tunnel.runtime.SmallVpsJvm;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;

@@ -1,6 +1,6 @@
 package dev.tunnel.client;
 
-import dev.tunnel.protocol.testing.CommandLineContract;
+import dev.tunnel.runtime.CommandLineContract;
 
 /** tunnel-client's exit codes and messages (the shared contract). */
 class ClientMainTest extends CommandLineContract {

@@ -1,9 +1,9 @@
 package dev.tunnel.e2e;
 
-import dev.tunnel.protocol.tls.CertificateAuthority;
-import dev.tunnel.protocol.tls.CertifiedKey;
-import dev.tunnel.protocol.tls.KeyType;
-import dev.tunnel.protocol.tls.PemWriter;
+import dev.tunnel.tls.CertificateAuthority;
+import dev.tunnel.tls.CertifiedKey;
+import dev.tunnel.tls.KeyType;
+import dev.tunnel.tls.PemWriter;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import java.nio.file.Path;

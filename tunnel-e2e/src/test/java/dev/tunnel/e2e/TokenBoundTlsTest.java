@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tunnel.client.TunnelClient;
 import dev.tunnel.client.config.ClientConfig;
-import dev.tunnel.protocol.tls.CertifiedKey;
+import dev.tunnel.tls.CertifiedKey;
 import dev.tunnel.server.TunnelServer;
 import dev.tunnel.server.config.ServerConfig;
 import java.nio.charset.StandardCharsets;

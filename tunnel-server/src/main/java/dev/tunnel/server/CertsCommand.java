@@ -1,9 +1,9 @@
 package dev.tunnel.server;
 
-import dev.tunnel.protocol.tls.CertificateAuthority;
-import dev.tunnel.protocol.tls.CertifiedKey;
-import dev.tunnel.protocol.tls.KeyType;
-import dev.tunnel.protocol.tls.PemWriter;
+import dev.tunnel.tls.CertificateAuthority;
+import dev.tunnel.tls.CertifiedKey;
+import dev.tunnel.tls.KeyType;
+import dev.tunnel.tls.PemWriter;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;

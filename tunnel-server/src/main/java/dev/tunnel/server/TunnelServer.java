@@ -2,10 +2,11 @@ package dev.tunnel.server;
 
 import dev.tunnel.protocol.auth.ChannelBinding;
 import dev.tunnel.protocol.mux.MuxSettings;
-import dev.tunnel.protocol.tls.TlsContexts;
-import dev.tunnel.protocol.tls.TlsFiles;
+import dev.tunnel.tls.TlsContexts;
+import dev.tunnel.tls.TlsFiles;
 import dev.tunnel.protocol.transport.Transports;
 import dev.tunnel.server.config.ServerConfig;
+import dev.tunnel.runtime.Version;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;

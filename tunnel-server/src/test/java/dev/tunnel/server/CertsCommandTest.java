@@ -2,9 +2,9 @@ package dev.tunnel.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tunnel.protocol.tls.PemFiles;
-import dev.tunnel.protocol.tls.TlsContexts;
-import dev.tunnel.protocol.tls.TlsFiles;
+import dev.tunnel.tls.PemFiles;
+import dev.tunnel.tls.TlsContexts;
+import dev.tunnel.tls.TlsFiles;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

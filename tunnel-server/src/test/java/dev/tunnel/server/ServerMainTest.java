@@ -1,6 +1,6 @@
 package dev.tunnel.server;
 
-import dev.tunnel.protocol.testing.CommandLineContract;
+import dev.tunnel.runtime.CommandLineContract;
 
 /** tunnel-server's exit codes and messages (the shared contract). */
 class ServerMainTest extends CommandLineContract {

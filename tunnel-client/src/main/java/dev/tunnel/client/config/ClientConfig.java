@@ -1,7 +1,7 @@
 package dev.tunnel.client.config;
 
-import dev.tunnel.protocol.config.ConfigException;
-import dev.tunnel.protocol.config.ConfigLoader;
+import dev.tunnel.config.ConfigException;
+import dev.tunnel.config.ConfigLoader;
 
 import java.nio.file.Path;
 import java.util.ArrayList;

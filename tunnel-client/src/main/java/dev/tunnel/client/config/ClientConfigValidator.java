@@ -1,10 +1,10 @@
 package dev.tunnel.client.config;
 
 import dev.tunnel.protocol.auth.ChannelBinding;
-import dev.tunnel.protocol.config.ConfigErrors;
-import dev.tunnel.protocol.config.ConfigValidator;
-import dev.tunnel.protocol.config.LogSetup;
-import dev.tunnel.protocol.config.ValueChecks;
+import dev.tunnel.config.ConfigErrors;
+import dev.tunnel.config.ConfigValidator;
+import dev.tunnel.runtime.LogSetup;
+import dev.tunnel.config.ValueChecks;
 import dev.tunnel.protocol.transport.Transports;
 
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package dev.tunnel.client.config;
 
-import dev.tunnel.protocol.config.ValueChecks;
+import dev.tunnel.config.ValueChecks;
 
 import java.util.HashMap;
 import java.util.List;

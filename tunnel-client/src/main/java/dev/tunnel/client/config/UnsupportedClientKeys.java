@@ -1,6 +1,6 @@
 package dev.tunnel.client.config;
 
-import dev.tunnel.protocol.config.UnsupportedKeys;
+import dev.tunnel.config.UnsupportedKeys;
 
 /** frpc.toml keys that tunnel does not implement yet; each is reported as "not supported yet". */
 final class UnsupportedClientKeys {

@@ -1,7 +1,7 @@
 package dev.tunnel.client.config;
 
-import dev.tunnel.protocol.config.ConfigError;
-import dev.tunnel.protocol.config.ConfigException;
+import dev.tunnel.config.ConfigError;
+import dev.tunnel.config.ConfigException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,4 +1,0 @@
-/**
- * Loads frp-style TOML files into config objects, collecting every error with its file, line and key path.
- */
-package dev.tunnel.protocol.config;

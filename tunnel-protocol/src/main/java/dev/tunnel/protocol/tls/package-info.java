@@ -1,2 +1,0 @@
-/** TLS for the tunnel connection: PEM loading, server and client {@code SslContext}s, and certificate generation. */
-package dev.tunnel.protocol.tls;

@@ -1,0 +1,79 @@
+package dev.tunnel.config;
+
+import dev.tunnel.runtime.ThrowawayLoader;
+
+import java.io.IOException;
+import java.nio.charset.MalformedInputException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.function.Function;
+/**
+ * Reads a TOML file into a config class: parse, check keys and types against the class, bind,
+ * validate values, and throw one {@link ConfigException} listing every error.
+ *
+ * <p>A TOML syntax error stops at once (the parser cannot go on), reported with its line. All
+ * other errors are collected: unknown keys, frp keys not supported yet, wrong types, bad values.
+ * Defaults are whatever the config class's fields start with. The parser (Jackson, in
+ * {@code config.jackson}) runs in a {@link ThrowawayLoader}, so that its classes are unloaded
+ * after start-up.
+ *
+ * @param <T> the config class: public mutable fields, a no-argument constructor, one nested class per table
+ */
+public final class ConfigLoader<T> {
+
+    private static final String JACKSON_SIDE = "dev.tunnel.config.jackson.";
+    private static final String BINDER = JACKSON_SIDE + "JacksonBinder";
+
+    private final Class<T> type;
+    private final UnsupportedKeys unsupported;
+    private final ConfigValidator<T> validator;
+
+    public ConfigLoader(Class<T> type, UnsupportedKeys unsupported, ConfigValidator<T> validator) {
+        this.type = type;
+        this.unsupported = unsupported;
+        this.validator = validator;
+    }
+
+    /** Loads {@code file} with the process environment for {@code {{ .Envs.NAME }}}. */
+    public T load(Path file) throws ConfigException {
+        return parse(read(file), file.toString(), System::getenv);
+    }
+
+    /**
+     * Parses TOML text.
+     *
+     * @param toml              the file content
+     * @param fileNameForErrors how errors name the file
+     * @param env               environment lookup for templates, null for unset variables
+     */
+    public T parse(String toml, String fileNameForErrors, Function<String, String> env) throws ConfigException {
+        KeyLocator locator = KeyLocator.scan(toml);
+        ConfigErrors errors = new ConfigErrors(fileNameForErrors, locator);
+        TomlBinder binder = ThrowawayLoader.instance(TomlBinder.class, BINDER, "com.fasterxml.jackson.", JACKSON_SIDE);
+        EnvTemplate templates = new EnvTemplate(env);
+        T config = type.cast(ThrowawayLoader.onThread("config-parser",
+                () -> binder.bind(toml, type, unsupported, templates, errors, locator)));
+        validator.validate(config, errors);
+        errors.throwIfAny();
+        return config;
+    }
+
+    private static String read(Path file) throws ConfigException {
+        try {
+            return Files.readString(file, StandardCharsets.UTF_8);
+        } catch (NoSuchFileException e) {
+            throw single(file, "file not found (looked in " + file.toAbsolutePath().normalize() + ")");
+        } catch (MalformedInputException e) {
+            throw single(file, "file is not valid UTF-8 text");
+        } catch (IOException e) {
+            throw single(file, "cannot read file: " + e);
+        }
+    }
+
+    private static ConfigException single(Path file, String message) {
+        return new ConfigException(List.of(new ConfigError(file.toString(), 0, "", message)));
+    }
+}

@@ -1,0 +1,81 @@
+package dev.tunnel.config.jackson;
+
+import dev.tunnel.config.ConfigErrors;
+import dev.tunnel.config.ConfigException;
+import dev.tunnel.config.EnvTemplate;
+import dev.tunnel.config.KeyLocator;
+import dev.tunnel.config.TomlBinder;
+import dev.tunnel.config.UnsupportedKeys;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.toml.TomlMapper;
+
+import java.util.Map;
+
+/**
+ * Parse with jackson-dataformat-toml, check keys and types against the class ({@link TreeChecker}),
+ * bind. Only {@link dev.tunnel.config.ConfigLoader} creates it, in a
+ * {@link dev.tunnel.runtime.ThrowawayLoader}: nothing outside this package may refer to
+ * Jackson.
+ */
+public final class JacksonBinder implements TomlBinder {
+
+    private final TomlMapper mapper = TomlMapper.builder()
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .build();
+
+    @Override
+    public Object bind(String toml, Class<?> type, UnsupportedKeys unsupported, EnvTemplate env, ConfigErrors errors,
+                       KeyLocator locator) throws ConfigException {
+        ObjectNode tree = parseTree(toml, errors, locator);
+        JavaType javaType = mapper.constructType(type);
+        new TreeChecker(mapper, unsupported, env, errors).check(tree, javaType);
+        try {
+            return mapper.treeToValue(tree, javaType);
+        } catch (JacksonException e) {
+            // TreeChecker removes every node that would not bind, so this is a bug, not a user error.
+            throw new IllegalStateException("config binding failed after checks: " + e.getOriginalMessage(), e);
+        }
+    }
+
+    private ObjectNode parseTree(String toml, ConfigErrors errors, KeyLocator locator) throws ConfigException {
+        try {
+            JsonNode node = mapper.readTree(toml);
+            return node instanceof ObjectNode o ? o : mapper.createObjectNode();
+        } catch (JacksonException e) {
+            String message = e.getOriginalMessage();
+            int line = e.getLocation() == null ? 0 : syntaxErrorLine(toml, message,
+                    e.getLocation().getLineNr(), e.getLocation().getColumnNr());
+            Map.Entry<String, Integer> duplicate = locator.firstDuplicate();
+            if (message.startsWith("Duplicate key") && duplicate != null) {
+                // The parser reports the end of the table; the scan knows the second assignment.
+                errors.addAtLine(duplicate.getValue(), duplicate.getKey(), "duplicate key (TOML syntax error)");
+            } else {
+                errors.addAtLine(Math.max(line, 0), "", "TOML syntax error: " + message);
+            }
+            throw new ConfigException(errors.list());
+        }
+    }
+
+    /**
+     * The parser reports an unclosed table header ({@code [[proxies]}) where it looked ahead: the
+     * start of the next content line. Point at the header line instead.
+     */
+    static int syntaxErrorLine(String toml, String message, int line, int column) {
+        String[] lines = toml.split("\n", -1);
+        int result = Math.max(0, Math.min(line, lines.length));
+        if (message.contains("TABLE_CLOSE") && column == 1) {
+            for (int i = result - 2; i >= 0; i--) {
+                String text = lines[i].strip();
+                if (!text.isEmpty() && !text.startsWith("#")) {
+                    return i + 1;
+                }
+            }
+        }
+        return result;
+    }
+}

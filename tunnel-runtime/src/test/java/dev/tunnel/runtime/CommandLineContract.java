@@ -1,0 +1,86 @@
+package dev.tunnel.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * The exit codes and messages scripts rely on, for either jar: 0 valid, 1 invalid config, 2
+ * usage error. A subclass names the command and gives one valid and one invalid config.
+ */
+@Timeout(30)
+public abstract class CommandLineContract {
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    /** A new instance of the jar's main command ({@code new ServerMain()}). */
+    protected abstract Object command();
+
+    /** What {@code --version} prints first ("tunnel-server"). */
+    protected abstract String name();
+
+    protected abstract String validConfig();
+
+    /** A config with an out-of-range value and a misspelled key. */
+    protected abstract String invalidConfig();
+
+    /** What the errors for {@link #invalidConfig()} must mention (key, value, suggestion). */
+    protected abstract String[] invalidConfigMentions();
+
+    private int run(String... args) {
+        CommandLine cli = new CommandLine(command());
+        cli.setOut(new PrintWriter(out, true));
+        cli.setErr(new PrintWriter(err, true));
+        return cli.execute(args);
+    }
+
+    @Test
+    void verifyAcceptsAValidConfig(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("config.toml"), validConfig());
+        assertThat(run("verify", "-c", file.toString())).isZero();
+    }
+
+    @Test
+    void verifyListsEveryErrorAndExitsOne(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("config.toml"), invalidConfig());
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        PrintStream original = System.err;
+        System.setErr(new PrintStream(captured, true));
+        int code;
+        try {
+            code = run("verify", "--config", file.toString());
+        } finally {
+            System.setErr(original);
+        }
+        assertThat(code).isEqualTo(1);
+        assertThat(captured.toString()).contains(invalidConfigMentions());
+    }
+
+    @Test
+    void missingConfigIsAUsageError() {
+        assertThat(run()).isEqualTo(2);
+        assertThat(err.toString()).contains("--config");
+    }
+
+    @Test
+    void unknownOptionIsAUsageError() {
+        assertThat(run("--no-such-option")).isEqualTo(2);
+    }
+
+    @Test
+    void helpAndVersionExitZero() {
+        assertThat(run("--help")).isZero();
+        assertThat(out.toString()).contains("verify").contains("--config");
+        assertThat(run("--version")).isZero();
+        assertThat(out.toString()).contains(name());
+    }
+}
