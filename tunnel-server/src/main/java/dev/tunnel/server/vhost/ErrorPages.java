@@ -3,7 +3,6 @@ package dev.tunnel.server.vhost;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
@@ -32,7 +31,7 @@ public final class ErrorPages {
     public FullHttpResponse unauthorized(ByteBufAllocator alloc) {
         FullHttpResponse r = page(alloc, HttpResponseStatus.UNAUTHORIZED, html("401 Unauthorized",
                 "This site needs a user name and password."));
-        r.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Basic realm=\"Restricted\"");
+        r.headers().set("WWW-Authenticate", "Basic realm=\"Restricted\"");
         return r;
     }
 
@@ -50,16 +49,16 @@ public final class ErrorPages {
     /** 400, 414 or 431 for a request that cannot be routed; the connection closes after it. */
     public static FullHttpResponse badRequest(ByteBufAllocator alloc, HttpResponseStatus status, String why) {
         FullHttpResponse r = page(alloc, status, html(status.toString(), why));
-        r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        r.headers().set("Connection", HttpHeaderValues.CLOSE);
         return r;
     }
 
     private static FullHttpResponse page(ByteBufAllocator alloc, HttpResponseStatus status, byte[] body) {
         FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
                 alloc.buffer(body.length).writeBytes(body));
-        r.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/html; charset=utf-8");
-        r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-        r.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-store");
+        r.headers().set("Content-Type", "text/html; charset=utf-8");
+        r.headers().setInt("Content-Length", body.length);
+        r.headers().set("Cache-Control", "no-store");
         return r;
     }
 

@@ -1,7 +1,6 @@
 package dev.tunnel.server.vhost;
 
 import dev.tunnel.server.vhost.RouteTable.Entry;
-import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import java.util.Map;
@@ -28,7 +27,7 @@ public record HttpRoute(VhostTarget target, String httpUser, String httpPassword
     /** Applies the Host rewrite and {@code requestHeaders.set}. */
     void rewriteRequest(HttpRequest request) {
         if (!hostHeaderRewrite.isEmpty()) {
-            request.headers().set(HttpHeaderNames.HOST, hostHeaderRewrite);
+            request.headers().set("Host", hostHeaderRewrite);
         }
         requestHeaders.forEach((k, v) -> request.headers().set(k, v));
     }

@@ -14,17 +14,14 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.handler.codec.http.TooLongHttpHeaderException;
-import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.ArrayDeque;
@@ -66,7 +63,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class HttpVhostHandler extends ChannelInboundHandlerAdapter implements Upstream.Listener {
     private static final Logger log = LoggerFactory.getLogger(HttpVhostHandler.class);
-    private static final BurstLog NOT_FOUND_LOG = new BurstLog(log);
     private static final BurstLog GATEWAY_LOG = new BurstLog(log);
 
     private enum Phase { HEAD, BODY, DISCARD, RESPONSE, MOVING, UPGRADED, CLOSING }
@@ -79,6 +75,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     private Upstream upstream;
     private Entry<HttpRoute> route;
     private boolean requestKeepAlive;
+    private boolean headRequest;
     private boolean requestDone;
     private boolean responseStarted;
     private boolean responseDone;
@@ -95,6 +92,9 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        if (ctx.channel().isActive()) {
+            awaitHead();
+        }
     }
 
     @Override
@@ -182,53 +182,21 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
 
     private void onHead(HttpRequest request) {
         cancelTimer();
-        if (request.decoderResult().isFailure()) {
-            Throwable cause = request.decoderResult().cause();
-            vhost.counters().badRequests.incrementAndGet();
-            HttpResponseStatus status = cause instanceof TooLongHttpLineException ? HttpResponseStatus.REQUEST_URI_TOO_LONG
-                    : cause instanceof TooLongHttpHeaderException ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
-                    : HttpResponseStatus.BAD_REQUEST;
-            log.debug("{} bad request ({}): {}", ctx.channel(), status.code(), cause.toString());
-            String why = status == HttpResponseStatus.BAD_REQUEST ? "The request could not be parsed."
-                    : "The request line or headers are larger than this server accepts ("
-                    + VhostSettings.MAX_REQUEST_LINE + " / " + VhostSettings.MAX_REQUEST_HEADERS + " bytes).";
-            ReferenceCountUtil.release(request);
-            answerAndClose(ErrorPages.badRequest(ctx.alloc(), status, why));
+        RequestRouting.Decision decision = RequestRouting.decide(vhost, request, ctx.channel());
+        if (decision.answer() != null && decision.close()) {
+            ReferenceCountUtil.release(request); // a head the codec could not parse: its Content-Length may be junk
+            answerAndClose(decision.answer());
             return;
         }
-        RequestTarget target = RequestTarget.of(request);
-        if (target.host() == null) {
-            vhost.counters().badRequests.incrementAndGet();
-            answerAndClose(ErrorPages.badRequest(ctx.alloc(), HttpResponseStatus.BAD_REQUEST,
-                    "The request has no Host header, so it cannot be routed."));
-            return;
-        }
-        String authorization = request.headers().get(HttpHeaderNames.AUTHORIZATION);
-        Entry<HttpRoute> found = vhost.httpRoutes().find(target.host(), target.path(),
-                BasicCredentials.userOf(authorization));
         requestKeepAlive = HttpUtil.isKeepAlive(request);
-        boolean hasBody = HttpUtil.isTransferEncodingChunked(request) || HttpUtil.getContentLength(request, 0L) > 0;
-        if (found == null) {
-            vhost.counters().notFound.incrementAndGet();
-            NOT_FOUND_LOG.warn("{} 404 for host [{}] path [{}]: no http proxy serves it", ctx.channel(),
-                    target.host(), target.path());
-            answer(vhost.pages().notFound(ctx.alloc()), hasBody);
+        if (decision.answer() != null) {
+            answer(decision.answer(), HttpUtil.isTransferEncodingChunked(request)
+                    || HttpUtil.getContentLength(request, 0L) > 0);
             return;
-        }
-        HttpRoute r = found.target();
-        if (r.needsAuth()) {
-            BasicCredentials given = BasicCredentials.parse(authorization);
-            if (given == null || !given.matches(r.httpUser(), r.httpPassword())) {
-                vhost.counters().unauthorized.incrementAndGet();
-                log.debug("{} 401 for {}: {}", ctx.channel(), HttpRoute.describe(found),
-                        given == null ? "no credentials" : "wrong credentials");
-                answer(vhost.pages().unauthorized(ctx.alloc()), hasBody);
-                return;
-            }
         }
         RequestTarget.addForwarded(request, ctx.channel().remoteAddress(), proto);
-        r.rewriteRequest(request);
-        dispatch(request, found);
+        decision.route().target().rewriteRequest(request);
+        dispatch(request, decision.route());
     }
 
     /** Sends a routed head on a stream of its proxy, moving the connection to the proxy's loop first if needed. */
@@ -262,6 +230,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
             upstream = new Upstream(found, stream, this);
         }
         route = found;
+        headRequest = HttpMethod.HEAD.equals(request.method());
         requestDone = false;
         responseStarted = false;
         responseDone = false;
@@ -308,11 +277,13 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
                 }
                 int code = response.status().code();
                 if (code == 101) {
-                    upgrading = true;
+                    upgrading = true; // the codec may not end a 101 with a last part: raw bytes follow it
+                    responseDone = true;
+                    cancelTimer();
                 } else if (code >= 200) {
                     cancelTimer();
                     responseStarted = true;
-                    if (!HttpUtil.isKeepAlive(response)) {
+                    if (!HttpUtil.isKeepAlive(response) || delimitedByClose(response)) {
                         requestKeepAlive = false;
                     }
                 }
@@ -377,6 +348,13 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         if (from == upstream) {
             readIfWanted();
         }
+    }
+
+    /** A response whose body ends when the app closes: the visitor learns its end only by a close too. */
+    private boolean delimitedByClose(HttpResponse response) {
+        int code = response.status().code();
+        return !headRequest && code != 204 && code != 304 && !HttpUtil.isContentLengthSet(response)
+                && !HttpUtil.isTransferEncodingChunked(response);
     }
 
     // ---- exchange ends ----
@@ -470,7 +448,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         cancelTimer();
         phase = Phase.CLOSING;
         releasePending();
-        response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        response.headers().set("Connection", HttpHeaderValues.CLOSE);
         ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
     }
 

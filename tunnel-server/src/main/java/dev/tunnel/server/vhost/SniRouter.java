@@ -34,6 +34,7 @@ public final class SniRouter extends AbstractSniHandler<Entry<VhostTarget>> {
     private static final BurstLog UNROUTED_LOG = new BurstLog(log);
 
     private final VhostSettings vhost;
+    private boolean refused;
 
     public SniRouter(VhostSettings vhost) {
         super(VhostSettings.MAX_CLIENT_HELLO, vhost.headTimeoutSeconds() * 1000L);
@@ -57,6 +58,10 @@ public final class SniRouter extends AbstractSniHandler<Entry<VhostTarget>> {
     protected void onLookupComplete(ChannelHandlerContext ctx, String hostname, Future<Entry<VhostTarget>> future) {
         Entry<VhostTarget> found = future.getNow();
         if (found == null) {
+            if (refused) {
+                return;
+            }
+            refused = true;
             vhost.counters().tlsUnrouted.incrementAndGet();
             UNROUTED_LOG.warn("{} closing TLS connection: {}", ctx.channel(), hostname == null
                     ? "its ClientHello names no server (no SNI)" : "no https proxy serves [" + hostname + "]");
@@ -72,6 +77,12 @@ public final class SniRouter extends AbstractSniHandler<Entry<VhostTarget>> {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (refused) {
+            log.debug("{} after refusing: {}", ctx.channel(), cause.toString());
+            ctx.close();
+            return;
+        }
+        refused = true;
         vhost.counters().tlsUnrouted.incrementAndGet();
         UNROUTED_LOG.warn("{} closing connection on the vhost HTTPS port: {}", ctx.channel(), cause.toString());
         ctx.close();
