@@ -29,6 +29,16 @@ public class ServerConfig {
     public int maxPortsPerClient = 0;
     /** Ports clients may ask for; empty allows every port. */
     public List<PortRange> allowPorts = new ArrayList<>();
+    /** Shared port for {@code type = "http"} proxies, routed by Host and path; 0 = off. */
+    public int vhostHTTPPort = 0;
+    /** Shared port for {@code type = "https"} proxies, routed by the TLS server name (SNI); 0 = off. */
+    public int vhostHTTPSPort = 0;
+    /** Seconds a local app behind an http proxy may take to start its response (then 504; >= 1). */
+    public int vhostHTTPTimeout = 60;
+    /** Domain under which clients may take {@code subdomain}s: subdomain "web" serves web.subDomainHost; "" = off. */
+    public String subDomainHost = "";
+    /** HTML file served for a host no http proxy serves (404); null = the built-in page. */
+    public String custom404Page;
     public Auth auth = new Auth();
     public Transport transport = new Transport();
     public Log log = new Log();
@@ -61,6 +71,11 @@ public class ServerConfig {
         public List<PortRange> allowPorts = new ArrayList<>();
         /** Public ports this user may hold over all its clients; -1 = the server's maxPortsPerClient, 0 = unlimited. */
         public int maxPortsPerClient = -1;
+        /**
+         * Domains this user's http and https proxies may take (customDomains, and subdomains under
+         * subDomainHost): exact names or {@code *.example.com} for every name below it; empty = any.
+         */
+        public List<String> allowDomains = new ArrayList<>();
     }
 
     /** {@code [transport]}: the connection between client and server. */

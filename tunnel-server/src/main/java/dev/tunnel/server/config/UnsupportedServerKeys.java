@@ -6,8 +6,7 @@ import dev.tunnel.config.UnsupportedKeys;
 final class UnsupportedServerKeys {
 
     static final UnsupportedKeys KEYS = UnsupportedKeys.of(
-            "vhostHTTPPort", "vhostHTTPSPort", "vhostHTTPTimeout", "kcpBindPort", "quicBindPort",
-            "tcpmuxHTTPConnectPort", "tcpmuxPassthrough", "subDomainHost", "custom404Page", "webServer",
+            "kcpBindPort", "quicBindPort", "tcpmuxHTTPConnectPort", "tcpmuxPassthrough", "webServer",
             "enablePrometheus", "detailedErrorsToClient", "natholeAnalysisDataReserveHours", "udpPacketSize",
             "httpPlugins", "sshTunnelGateway",
             "auth.oidc", "auth.additionalScopes", "auth.tokenSource",
