@@ -1,5 +1,8 @@
 package dev.tunnel.client.config;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /** One {@code [[proxies]]} entry: a public port on the server forwarded to a local service or plugin. */
 public class ProxyConfig {
     /** Required, unique within the file. */
@@ -12,6 +15,26 @@ public class ProxyConfig {
     public int localPort = 0;
     /** Public port on the server; 0 = the server picks one. */
     public int remotePort = 0;
+    /** http, https: domains served, exact or {@code *.example.com}. */
+    public List<String> customDomains = new ArrayList<>();
+    /** http, https: serve {@code subdomain.subDomainHost} of the server; "" = none. */
+    public String subdomain = "";
+    /** http: path prefixes served (the longest match wins); empty = every path. */
+    public List<String> locations = new ArrayList<>();
+    /** http: Basic auth user the server requires; "" = no auth. */
+    public String httpUser = "";
+    /** http: Basic auth password the server requires. */
+    public String httpPassword = "";
+    /** http: Host header the local app sees; "" = the visitor's. */
+    public String hostHeaderRewrite = "";
+    /** http: {@code requestHeaders.set.NAME = VALUE}. */
+    public HeaderOperations requestHeaders = new HeaderOperations();
+    /** http: {@code responseHeaders.set.NAME = VALUE}. */
+    public HeaderOperations responseHeaders = new HeaderOperations();
+    /** http: serve only requests whose Basic auth user is this one; "" = any. */
+    public String routeByHTTPUser = "";
+    /** {@code [proxies.transport]}. */
+    public ProxyTransport transport = new ProxyTransport();
     /** {@code [proxies.plugin]}: serve from a built-in plugin instead of localIP:localPort; null when absent. */
     public PluginConfig plugin;
 }

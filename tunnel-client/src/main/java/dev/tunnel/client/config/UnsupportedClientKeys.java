@@ -13,10 +13,9 @@ final class UnsupportedClientKeys {
             "transport.dialServerKeepalive", "transport.tls.disableCustomTLSFirstByte",
             "log.maxDays", "log.disablePrintColor",
             // per proxy
-            "proxies.transport", "proxies.loadBalancer", "proxies.healthCheck", "proxies.annotations",
-            "proxies.metadatas", "proxies.customDomains", "proxies.subdomain", "proxies.locations",
-            "proxies.hostHeaderRewrite", "proxies.requestHeaders", "proxies.responseHeaders",
-            "proxies.routeByHTTPUser", "proxies.httpUser", "proxies.httpPassword", "proxies.secretKey",
+            "proxies.transport.useEncryption", "proxies.transport.useCompression", "proxies.transport.bandwidthLimit",
+            "proxies.transport.bandwidthLimitMode", "proxies.loadBalancer", "proxies.healthCheck",
+            "proxies.annotations", "proxies.metadatas", "proxies.secretKey",
             "proxies.allowUsers", "proxies.multiplexer", "proxies.enabled",
             // keys of frp plugins other than static_file
             "proxies.plugin.unixPath", "proxies.plugin.localAddr", "proxies.plugin.crtPath",
