@@ -226,6 +226,37 @@ class VhostTest {
         CompletableFuture.allOf(runs.toArray(new CompletableFuture[0])).get(40, TimeUnit.SECONDS);
     }
 
+    @Test
+    void theFirstResponseByteOfANewConnectionCostsOneLinkRoundTrip() throws Exception {
+        WebApp a = tunnel.closeAfterTest(new WebApp("a"));
+        ServerConfig config = TunnelExtension.serverConfig();
+        vhostServer(config);
+        dev.tunnel.server.TunnelServer server = tunnel.startServer(config);
+        dev.tunnel.bench.LinkEmulator link = tunnel.closeAfterTest(TunnelExtension.link(server.port(), 40));
+        tunnel.builder().existingServer(server).client(c -> {
+            c.serverPort = link.port();
+            c.proxies.add(http("a", a.port(), "a.example.test"));
+        }).start();
+        byte[] request = "GET / HTTP/1.1\r\nHost: a.example.test\r\nConnection: close\r\n\r\n"
+                .getBytes(StandardCharsets.US_ASCII);
+        long[] samples = new long[15];
+        for (int i = -3; i < samples.length; i++) { // three warm-up requests
+            long start = System.nanoTime();
+            try (java.net.Socket s = new java.net.Socket("127.0.0.1", vhostPort)) {
+                s.setTcpNoDelay(true);
+                s.getOutputStream().write(request);
+                assertThat(s.getInputStream().read()).isEqualTo('H');
+            }
+            if (i >= 0) {
+                samples[i] = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            }
+        }
+        java.util.Arrays.sort(samples);
+        long median = samples[samples.length / 2];
+        System.out.printf("vhost first byte over 80 ms RTT: median %d ms%n", median);
+        assertThat(median).as("one link round trip, not two").isGreaterThanOrEqualTo(80).isLessThan(120);
+    }
+
     private static byte[] expected(int size) {
         byte[] out = new byte[size];
         byte[] p = WebApp.pattern(65536);

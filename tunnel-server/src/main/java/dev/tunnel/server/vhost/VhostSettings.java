@@ -17,6 +17,8 @@ public record VhostSettings(RouteTable<HttpRoute> httpRoutes, RouteTable<VhostTa
     public static final int MAX_REQUEST_LINE = 8 * 1024;
     /** Longest request header block accepted (longer: 431). */
     public static final int MAX_REQUEST_HEADERS = 32 * 1024;
+    /** Seconds a request head or ClientHello may take to arrive, and a keep-alive connection may idle. */
+    public static final int HEAD_TIMEOUT_SECONDS = 60;
     /** Largest ClientHello read for SNI (longer: closed). */
     public static final int MAX_CLIENT_HELLO = 16 * 1024;
 
