@@ -1,5 +1,6 @@
 package dev.tunnel.client;
 
+import dev.tunnel.protocol.Capabilities;
 import dev.tunnel.protocol.ControlFrame;
 import dev.tunnel.protocol.ControlMessage.Challenge;
 import dev.tunnel.protocol.ControlMessage;
@@ -21,6 +22,8 @@ import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.channels.ClosedChannelException;
 import java.util.Collection;
+import java.util.List;
+import java.util.Set;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLPeerUnverifiedException;
 
@@ -45,6 +48,8 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
     private boolean loginSent;
     private boolean loggedIn;
     private String failure;
+    private Set<String> serverCapabilities = Set.of();
+    private String serverVersion = "";
 
     ClientControlHandler(ClientIdentity identity, ClientCredentials credentials, MuxSession mux, Heartbeat heartbeat,
                          Collection<ProxyTarget> proxies, SessionListener listener, boolean tls) {
@@ -77,7 +82,7 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
         }
         ctx.write(new ControlFrame(login));
         for (ProxyTarget proxy : proxies) {
-            ctx.write(new ControlFrame(new NewProxy(proxy.id(), proxy.name(), proxy.type(), proxy.remotePort())));
+            ctx.write(new ControlFrame(new NewProxy(proxy.id(), proxy.name(), proxy.type(), proxy.options())));
         }
         ctx.flush();
     }
@@ -87,8 +92,9 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
         if (evt instanceof PrefaceEvent preface) {
             prefaceSeen = true;
             if (preface.version() != Preface.VERSION) {
-                fail(ctx, "server speaks protocol version " + preface.version() + ", this client speaks "
-                        + Preface.VERSION + "; use matching releases");
+                fail(ctx, "the server speaks protocol version " + preface.version() + ", this client ("
+                        + identity.version() + ") speaks " + Preface.VERSION
+                        + (preface.version() < Preface.VERSION ? "; upgrade the server" : "; upgrade the client"));
             }
             return;
         }
@@ -116,7 +122,7 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
         } else if (message instanceof LoginResult result) {
             onLoginResult(ctx, result);
         } else if (message instanceof NewProxyResult result && loggedIn) {
-            listener.proxyResult(result);
+            listener.proxyResult(explained(result));
         } else if (message instanceof ControlMessage.Goodbye && loggedIn) {
             listener.portsReleased();
         } else if (!(message instanceof ControlMessage.Pong)) {
@@ -139,10 +145,34 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
             fail(ctx, exchange.unprovenServer());
             return;
         }
+        serverCapabilities = Set.copyOf(result.capabilities());
+        List<String> missing = Capabilities.missing(Capabilities.BASE, serverCapabilities);
+        if (!missing.isEmpty()) {
+            fail(ctx, "server " + result.serverVersion() + " lacks what client " + identity.version() + " needs: "
+                    + String.join(", ", missing) + "; upgrade the server");
+            return;
+        }
+        serverVersion = result.serverVersion();
         mux.start(result.initialWindow());
         loggedIn = true;
         heartbeat.start(ctx.pipeline().context(TunnelPipeline.HEARTBEAT));
         listener.loggedIn(result.sessionId());
+    }
+
+    /** A refusal of a proxy whose type the server does not announce says so, with both versions. */
+    private NewProxyResult explained(NewProxyResult result) {
+        if (result.ok()) {
+            return result;
+        }
+        for (ProxyTarget proxy : proxies) {
+            String needed = Capabilities.proxyType(proxy.type());
+            if (proxy.id() == result.proxyId() && !serverCapabilities.contains(needed)) {
+                return new NewProxyResult(result.proxyId(), result.name(), 0, result.error() + " (server "
+                        + serverVersion + " lacks capability " + needed + " that client " + identity.version()
+                        + " uses; upgrade the server)", result.details());
+            }
+        }
+        return result;
     }
 
     @Override

@@ -1,5 +1,11 @@
 package dev.tunnel.client;
 
-/** Who this client says it is at login, and the transport mode it asks for. */
-record ClientIdentity(String version, String hostname, String runId, String token, boolean tcpMux, int poolCount) {
+import java.util.List;
+
+/**
+ * Who this client says it is at login, the transport mode it asks for, and what it can do
+ * ({@code dev.tunnel.protocol.Capabilities}: the base ones and one per registered proxy type).
+ */
+record ClientIdentity(String version, String hostname, String runId, String token, boolean tcpMux, int poolCount,
+                      List<String> capabilities) {
 }

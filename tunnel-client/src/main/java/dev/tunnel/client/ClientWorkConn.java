@@ -5,10 +5,7 @@ import dev.tunnel.protocol.ControlMessage.Challenge;
 import dev.tunnel.protocol.ControlMessage.NewWorkConn;
 import dev.tunnel.protocol.ControlMessage.Ping;
 import dev.tunnel.protocol.ControlMessage.StartWorkConn;
-import dev.tunnel.protocol.FrameDecoder;
-import dev.tunnel.protocol.FrameEncoder;
 import dev.tunnel.protocol.Preface;
-import dev.tunnel.protocol.PrefaceDecoder;
 import dev.tunnel.protocol.PrefaceDecoder.PrefaceEvent;
 import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.protocol.auth.ChannelBinding;
@@ -44,7 +41,6 @@ import org.slf4j.LoggerFactory;
  */
 final class ClientWorkConn extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(ClientWorkConn.class);
-    private static final FrameEncoder ENCODER = new FrameEncoder();
 
     /** How to reach and authenticate to the server. */
     record Settings(InetSocketAddress server, Function<SocketChannel, SslHandler> tls, ClientCredentials credentials,
@@ -70,8 +66,9 @@ final class ClientWorkConn extends ChannelInboundHandlerAdapter {
         this.starter = starter;
     }
 
-    /** The whole pipeline of a client work connection; see {@link TunnelPipeline}. */
     /**
+     * The whole pipeline of a client work connection; see {@link TunnelPipeline}.
+     *
      * @param loginBinding the certificate binding the control connection's login was proven for
      */
     static void initPipeline(SocketChannel ch, Settings settings, String sessionId, ChannelBinding loginBinding,
@@ -80,9 +77,7 @@ final class ClientWorkConn extends ChannelInboundHandlerAdapter {
         if (settings.tls() != null) {
             p.addLast(TunnelPipeline.TLS, settings.tls().apply(ch));
         }
-        p.addLast(TunnelPipeline.PREFACE, new PrefaceDecoder());
-        p.addLast(TunnelPipeline.FRAME_DECODER, new FrameDecoder());
-        p.addLast(TunnelPipeline.FRAME_ENCODER, ENCODER);
+        TunnelPipeline.addClientWorkConn(p);
         p.addLast(TunnelPipeline.WORK_CONN, new ClientWorkConn(settings.credentials(), sessionId, loginBinding, starter));
     }
 
@@ -151,7 +146,7 @@ final class ClientWorkConn extends ChannelInboundHandlerAdapter {
             ch.config().setAutoRead(false);
             PipeRelay workEnd = PipeRelay.replace(ch, TunnelPipeline.WORK_CONN);
             ch.pipeline().remove(TunnelPipeline.FRAME_ENCODER);
-            ch.pipeline().remove(TunnelPipeline.FRAME_DECODER); // hands the bytes behind START to workEnd
+            ch.pipeline().remove(TunnelPipeline.CONTROL_DECODER); // hands the bytes behind START to workEnd
             starter.start(ch, workEnd, start.proxyId(), start.source());
             return;
         }

@@ -5,9 +5,7 @@ import dev.tunnel.protocol.mux.MuxStream;
 import dev.tunnel.protocol.mux.StreamAcceptor;
 import dev.tunnel.protocol.mux.StreamRelay;
 import dev.tunnel.protocol.transport.Failures;
-import dev.tunnel.protocol.transport.Transports;
-import io.netty.bootstrap.Bootstrap;
-import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.EventLoop;
 import io.netty.channel.group.ChannelGroup;
 import java.util.HashMap;
@@ -16,7 +14,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Accepts the streams the server opens: connects to the proxy's local app and relays. The
+ * Accepts the streams the server opens: connects to the proxy's local app (its type's
+ * {@link dev.tunnel.client.proxy.LocalDialer}) and relays. The
  * stream's first bytes usually arrive before the local connection is up; the relay holds them.
  * If the local app is down the stream is reset (the public connection closes at once) and the
  * failure is logged once per burst, per proxy.
@@ -31,7 +30,6 @@ import org.slf4j.LoggerFactory;
  */
 final class LocalConnector implements StreamAcceptor {
     private static final Logger log = LoggerFactory.getLogger(LocalConnector.class);
-    private static final int CONNECT_TIMEOUT_MILLIS = 10_000;
     /** Local connections started per event-loop turn: a few milliseconds of connect work at most. */
     static final int CONNECTS_PER_TURN = 64;
 
@@ -62,24 +60,14 @@ final class LocalConnector implements StreamAcceptor {
     }
 
     private void connect(StreamRelay relay, ProxyTarget proxy, int proxyId, String source) {
-        io.netty.channel.ChannelFuture connecting = new Bootstrap()
-                .group(eventLoop)
-                .channel(Transports.socketChannel())
-                .option(ChannelOption.AUTO_READ, false)
-                .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
-                .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.RCVBUF_ALLOCATOR, Transports.bulkReads())
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MILLIS)
-                .handler(relay)
-                .connect(proxy.local())
-                .addListener(f -> {
-                    if (!f.isSuccess()) {
-                        relay.connectFailed();
-                        failures.computeIfAbsent(proxyId, id -> new BurstLog(log)).warn(
-                                "proxy [{}] cannot reach local app {}: {} (public connection from {} closed)",
-                                proxy.name(), proxy.local(), Failures.describe(f.cause()), source);
-                    }
-                });
+        ChannelFuture connecting = proxy.dialer().connect(eventLoop, relay).addListener(f -> {
+            if (!f.isSuccess()) {
+                relay.connectFailed();
+                failures.computeIfAbsent(proxyId, id -> new BurstLog(log)).warn(
+                        "proxy [{}] cannot reach local app {}: {} (public connection from {} closed)",
+                        proxy.name(), proxy.dialer().describe(), Failures.describe(f.cause()), source);
+            }
+        });
         localConns.add(connecting.channel());
     }
 }

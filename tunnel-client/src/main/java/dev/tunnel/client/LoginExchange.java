@@ -2,6 +2,7 @@ package dev.tunnel.client;
 
 import dev.tunnel.protocol.ControlMessage.Challenge;
 import dev.tunnel.protocol.ControlMessage.Login;
+import dev.tunnel.protocol.Options;
 import dev.tunnel.protocol.ControlMessage.LoginResult;
 import dev.tunnel.protocol.auth.ChannelBinding;
 import dev.tunnel.protocol.auth.LoginProof;
@@ -52,7 +53,8 @@ final class LoginExchange {
         clientNonce = LoginProof.newNonce();
         String proof = LoginProof.client(credentials.token(), credentials.user(), serverNonce, clientNonce, seen);
         return new Login(identity.version(), identity.hostname(), identity.runId(), System.currentTimeMillis(),
-                clientNonce, proof, identity.tcpMux(), identity.poolCount(), initialWindow, credentials.user(), seen.fingerprint());
+                clientNonce, proof, identity.tcpMux(), identity.poolCount(), initialWindow, credentials.user(), seen.fingerprint(),
+                identity.capabilities(), Options.EMPTY);
     }
 
     private boolean serverNonceAcceptable() {

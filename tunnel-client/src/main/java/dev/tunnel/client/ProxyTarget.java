@@ -1,10 +1,12 @@
 package dev.tunnel.client;
 
-import java.net.InetSocketAddress;
+import dev.tunnel.client.proxy.LocalDialer;
+import dev.tunnel.protocol.Options;
 
 /**
- * A proxy as the client runs it: its id on the wire, the public port it asks for, and where its
- * streams go (the local app, or the built-in plugin server).
+ * A proxy as the client runs it: its id on the wire (stable for the proxy's life), its type and
+ * the options its {@code NEW_PROXY} carries (from the type), and how its connections reach the
+ * local app.
  */
-record ProxyTarget(int id, String name, String type, int remotePort, InetSocketAddress local) {
+record ProxyTarget(int id, String name, String type, Options options, LocalDialer dialer) {
 }

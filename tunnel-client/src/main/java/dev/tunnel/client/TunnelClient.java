@@ -3,6 +3,8 @@ package dev.tunnel.client;
 import dev.tunnel.client.config.ClientConfig;
 import dev.tunnel.client.config.ProxyConfig;
 import dev.tunnel.client.plugin.StaticFileServer;
+import dev.tunnel.client.proxy.ClientProxyType;
+import dev.tunnel.client.proxy.ClientProxyTypes;
 import dev.tunnel.protocol.ControlFrame;
 import dev.tunnel.protocol.ControlMessage.Goodbye;
 import dev.tunnel.protocol.ControlMessage.LoginResult;
@@ -92,14 +94,14 @@ public final class TunnelClient implements AutoCloseable {
     private boolean slowRetry;
 
     private TunnelClient(ClientConfig config, EventLoopGroup group, SslContext ssl, Map<Integer, ProxyTarget> proxies,
-                         List<StaticFileServer> plugins) {
+                         List<StaticFileServer> plugins, List<String> capabilities) {
         this.config = config;
         this.group = group;
         this.ssl = ssl;
         this.proxies = proxies;
         this.plugins = plugins;
         this.identity = new ClientIdentity(Version.get(), hostname(), UUID.randomUUID().toString(), config.auth.token,
-                config.transport.tcpMux, config.transport.poolCount);
+                config.transport.tcpMux, config.transport.poolCount, capabilities);
         String pin = config.transport.tls.serverFingerprint;
         this.credentials = new ClientCredentials(config.user, config.auth.token,
                 pin == null || pin.isEmpty() ? null : ChannelBinding.parse(pin));
@@ -107,6 +109,14 @@ public final class TunnelClient implements AutoCloseable {
 
     /** Starts the plugins and the first connection; returns at once (see {@link #firstLogin()}). */
     public static TunnelClient start(ClientConfig config) throws Exception {
+        return start(config, ClientProxyTypes.standard());
+    }
+
+    /**
+     * Starts the plugins and the first connection with the proxy types of {@code types} (a test
+     * adds its own to {@link ClientProxyTypes#standard()}); returns at once.
+     */
+    public static TunnelClient start(ClientConfig config, ClientProxyTypes types) throws Exception {
         ClientConfig.Tls tls = config.transport.tls;
         SslContext ssl = tls.enable
                 ? TlsContexts.client(new TlsFiles(path(tls.certFile), path(tls.keyFile), path(tls.trustedCaFile)),
@@ -127,14 +137,20 @@ public final class TunnelClient implements AutoCloseable {
                 } else {
                     local = new InetSocketAddress(p.localIP, p.localPort);
                 }
-                proxies.put(id, new ProxyTarget(id, p.name, p.type, p.remotePort, local));
+                ClientProxyType type = types.get(p.type);
+                if (type == null) {
+                    throw new IllegalArgumentException("proxy [" + p.name + "]: type \"" + p.type
+                            + "\" is not supported (supported: " + String.join(", ", types.names()) + ")");
+                }
+                proxies.put(id, new ProxyTarget(id, p.name, p.type, type.options(p), type.dialer(p, local)));
                 id++;
             }
             if (ssl == null) {
                 log.warn("transport.tls.enable = false: the login cannot be bound to a server certificate, so a man in"
                         + " the middle could take this session; use TLS");
             }
-            TunnelClient client = new TunnelClient(config, group, ssl, Collections.unmodifiableMap(proxies), plugins);
+            TunnelClient client = new TunnelClient(config, group, ssl, Collections.unmodifiableMap(proxies), plugins,
+                    types.capabilities());
             client.connect();
             return client;
         } catch (Exception e) {

@@ -45,7 +45,6 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(WorkConnector.class);
     /** The most connections one request may ask for (the server asks for its pool bound, at most 100). */
     static final int MAX_PER_REQUEST = 100;
-    private static final int LOCAL_CONNECT_TIMEOUT_MILLIS = 10_000;
 
     private final ClientWorkConn.Settings settings;
     private final Map<Integer, ProxyTarget> proxies;
@@ -143,27 +142,20 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
             return;
         }
         PipeRelay[] localEnd = new PipeRelay[1];
-        Bootstrap bootstrap = new Bootstrap()
-                .group(work.eventLoop())
-                .channel(Transports.socketChannel())
-                .option(ChannelOption.AUTO_READ, false)
-                .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
-                .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, LOCAL_CONNECT_TIMEOUT_MILLIS)
-                .handler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        localEnd[0] = PipeRelay.attach(ch);
-                    }
-                });
-        Channel local = bootstrap.connect(proxy.local()).addListener(f -> {
+        ChannelInitializer<SocketChannel> attach = new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(SocketChannel ch) {
+                localEnd[0] = PipeRelay.attach(ch);
+            }
+        };
+        Channel local = proxy.dialer().connect(work.eventLoop(), attach).addListener(f -> {
             if (f.isSuccess()) {
                 PipeRelay.join(workEnd, localEnd[0]);
             } else {
                 work.close();
                 failures.computeIfAbsent(proxyId, id -> new BurstLog(log)).warn(
                         "proxy [{}] cannot reach local app {}: {} (public connection from {} closed)",
-                        proxy.name(), proxy.local(), Failures.describe(f.cause()), source);
+                        proxy.name(), proxy.dialer().describe(), Failures.describe(f.cause()), source);
             }
         }).channel();
         localConns.add(local);

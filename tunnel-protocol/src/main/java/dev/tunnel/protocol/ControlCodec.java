@@ -15,11 +15,16 @@ import dev.tunnel.protocol.ControlMessage.StartWorkConn;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 
 /**
  * Binary encoding of {@link ControlMessage}s: a kind byte, then the fields in record order.
- * Integers are big-endian, booleans one byte, strings a u16 length and UTF-8 bytes. Decoding
- * checks every length against what is left and rejects trailing bytes.
+ * Integers are big-endian, booleans one byte, strings a u16 length and UTF-8 bytes, string lists
+ * (capabilities) a u16 count and the strings, {@link Options} a u16 count and each key and value.
+ * Decoding checks every length and count against its maximum and what is left, and rejects
+ * trailing bytes and an option key sent twice.
  */
 public final class ControlCodec {
     static final int LOGIN = 1;
@@ -55,6 +60,8 @@ public final class ControlCodec {
             out.writeInt(m.initialWindow());
             writeString(out, m.user());
             writeString(out, m.serverCertificate());
+            writeStrings(out, m.capabilities());
+            writeOptions(out, m.options());
         } else if (message instanceof LoginResult m) {
             out.writeByte(LOGIN_RESULT);
             out.writeInt(m.code());
@@ -63,18 +70,21 @@ public final class ControlCodec {
             writeString(out, m.sessionId());
             out.writeInt(m.initialWindow());
             writeString(out, m.serverProof());
+            writeStrings(out, m.capabilities());
+            writeOptions(out, m.options());
         } else if (message instanceof NewProxy m) {
             out.writeByte(NEW_PROXY);
             out.writeInt(m.proxyId());
             writeString(out, m.name());
             writeString(out, m.type());
-            out.writeInt(m.remotePort());
+            writeOptions(out, m.options());
         } else if (message instanceof NewProxyResult m) {
             out.writeByte(NEW_PROXY_RESULT);
             out.writeInt(m.proxyId());
             writeString(out, m.name());
             out.writeInt(m.remotePort());
             writeString(out, m.error());
+            writeOptions(out, m.details());
         } else if (message instanceof CloseProxy m) {
             out.writeByte(CLOSE_PROXY);
             out.writeInt(m.proxyId());
@@ -118,11 +128,12 @@ public final class ControlCodec {
         ControlMessage message = switch (kind) {
             case LOGIN -> new Login(readString(in), readString(in), readString(in), readLong(in),
                     readString(in), readString(in), readBoolean(in), readInt(in), readInt(in), readString(in),
-                    readString(in));
+                    readString(in), readStrings(in), readOptions(in));
             case LOGIN_RESULT -> new LoginResult(readInt(in), readString(in), readString(in), readString(in),
-                    readInt(in), readString(in));
-            case NEW_PROXY -> new NewProxy(readInt(in), readString(in), readString(in), readInt(in));
-            case NEW_PROXY_RESULT -> new NewProxyResult(readInt(in), readString(in), readInt(in), readString(in));
+                    readInt(in), readString(in), readStrings(in), readOptions(in));
+            case NEW_PROXY -> new NewProxy(readInt(in), readString(in), readString(in), readOptions(in));
+            case NEW_PROXY_RESULT -> new NewProxyResult(readInt(in), readString(in), readInt(in), readString(in),
+                    readOptions(in));
             case CLOSE_PROXY -> new CloseProxy(readInt(in), readString(in));
             case PING -> new Ping(readLong(in));
             case PONG -> new Pong(readLong(in));
@@ -138,6 +149,62 @@ public final class ControlCodec {
                     + " trailing bytes");
         }
         return message;
+    }
+
+    /** A u16 count, then each string. */
+    static void writeStrings(ByteBuf out, List<String> list) {
+        if (list.size() > Capabilities.MAX_COUNT) {
+            throw new IllegalArgumentException(list.size() + " strings exceed maximum " + Capabilities.MAX_COUNT);
+        }
+        out.writeShort(list.size());
+        for (String s : list) {
+            writeString(out, s);
+        }
+    }
+
+    static List<String> readStrings(ByteBuf in) {
+        int count = readUnsignedShort(in);
+        if (count > Capabilities.MAX_COUNT) {
+            throw new ProtocolException("list of " + count + " strings exceeds maximum " + Capabilities.MAX_COUNT);
+        }
+        List<String> list = new ArrayList<>(Math.min(count, 16));
+        for (int i = 0; i < count; i++) {
+            list.add(readString(in));
+        }
+        return list;
+    }
+
+    /** A u16 count, then each key and value as strings. */
+    static void writeOptions(ByteBuf out, Options options) {
+        out.writeShort(options.size());
+        for (Map.Entry<String, String> e : options.asMap().entrySet()) {
+            writeString(out, e.getKey());
+            writeString(out, e.getValue());
+        }
+    }
+
+    static Options readOptions(ByteBuf in) {
+        int count = readUnsignedShort(in);
+        if (count > Options.MAX_ENTRIES) {
+            throw new ProtocolException("options of " + count + " entries exceed maximum " + Options.MAX_ENTRIES);
+        }
+        if (count == 0) {
+            return Options.EMPTY;
+        }
+        Options.Builder options = Options.builder();
+        for (int i = 0; i < count; i++) {
+            String key = readString(in);
+            String value = readString(in);
+            if (key.isEmpty() || key.length() > Options.MAX_KEY) {
+                throw new ProtocolException("option key of " + key.length() + " characters (expected: 1-"
+                        + Options.MAX_KEY + ")");
+            }
+            if (options.has(key)) {
+                throw new ProtocolException("option " + key + " sent twice");
+            }
+            options.put(key, value);
+        }
+        return options.build();
     }
 
     static void writeString(ByteBuf out, String s) {

@@ -1,8 +1,14 @@
 package dev.tunnel.protocol;
 
+import java.util.List;
+
 /**
  * Messages on the control stream (stream 0). Encoded by {@link ControlCodec} as a kind byte
  * followed by the record's fields in order; strings are u16-length-prefixed UTF-8.
+ *
+ * <p>How they grow: a new setting goes into an {@link Options} map, a new feature gets a
+ * {@link Capabilities} name that both sides list at login, and a new message gets a new kind
+ * that is sent only to a peer that listed the capability for it. Fields are never inserted.
  */
 public sealed interface ControlMessage {
 
@@ -11,24 +17,36 @@ public sealed interface ControlMessage {
      * client's nonce, {@code proof} the {@link dev.tunnel.protocol.auth.LoginProof} client proof,
      * {@code user} the client's {@code user} ("" for the shared token) and
      * {@code serverCertificate} the SHA-256 fingerprint of the certificate the client saw
-     * ("" without TLS). {@code timestampMillis} is informational only.
+     * ("" without TLS). {@code timestampMillis} is informational only. {@code capabilities} are
+     * what the client can do ({@link Capabilities}); {@code options} carry login extensions
+     * (frp's {@code metadatas.*}, for instance).
      */
     record Login(String clientVersion, String hostname, String runId, long timestampMillis,
                  String nonce, String proof, boolean tcpMux, int poolCount, int initialWindow,
-                 String user, String serverCertificate)
+                 String user, String serverCertificate, List<String> capabilities, Options options)
             implements ControlMessage {
+        public Login {
+            capabilities = List.copyOf(capabilities);
+        }
     }
 
     /**
      * Server to client. {@code code == LoginResult.OK} on success, else {@code error} says why.
      * On success {@code serverProof} is the server's {@link dev.tunnel.protocol.auth.LoginProof},
-     * which the client checks before it accepts anything else.
+     * which the client checks before it accepts anything else. {@code capabilities} are what the
+     * server can do ({@link Capabilities}); a refusal for a missing capability
+     * ({@link #VERSION_MISMATCH}) names both versions and what is missing in {@code error}.
      */
     record LoginResult(int code, String error, String serverVersion, String sessionId, int initialWindow,
-                       String serverProof)
+                       String serverProof, List<String> capabilities, Options options)
             implements ControlMessage {
+        public LoginResult {
+            capabilities = List.copyOf(capabilities);
+        }
+
         public static final int OK = 0;
         public static final int AUTH_FAILED = 1;
+        /** The peers lack a protocol version or capability one of them needs. */
         public static final int VERSION_MISMATCH = 2;
         public static final int MODE_MISMATCH = 3;
         public static final int REFUSED = 4;
@@ -40,18 +58,31 @@ public sealed interface ControlMessage {
         }
     }
 
-    /** Client to server: open a public port for proxy {@code proxyId} (0 = server picks the port). */
-    record NewProxy(int proxyId, String name, String type, int remotePort) implements ControlMessage {
+    /**
+     * Client to server: start proxy {@code proxyId} of {@code type} with the type's settings in
+     * {@code options} (for {@code tcp}: {@code remotePort}, 0 or absent = the server picks). The
+     * id is the client's, stable for the proxy's life; the same id again after a
+     * {@link CloseProxy} starts it anew (a changed proxy).
+     */
+    record NewProxy(int proxyId, String name, String type, Options options) implements ControlMessage {
     }
 
-    /** Server to client: the port that was opened, or why not ({@code error} non-empty). */
-    record NewProxyResult(int proxyId, String name, int remotePort, String error) implements ControlMessage {
+    /**
+     * Server to client: the proxy runs ({@code error} empty) or why not. {@code remotePort} is the
+     * public port opened, 0 for a type without one; {@code details} carry what else the type
+     * reports (for example the URLs it answers on).
+     */
+    record NewProxyResult(int proxyId, String name, int remotePort, String error, Options details)
+            implements ControlMessage {
         public boolean ok() {
             return error.isEmpty();
         }
     }
 
-    /** Client to server: close the proxy's public port. */
+    /**
+     * Client to server: stop proxy {@code proxyId}: the server closes its public side and the
+     * connections it carries. No answer; an unknown id is ignored.
+     */
     record CloseProxy(int proxyId, String name) implements ControlMessage {
     }
 

@@ -27,11 +27,9 @@ import io.netty.util.ReferenceCountUtil;
  * The byte stream cannot be re-synchronised after a bad frame: the first {@link ProtocolException}
  * is raised once, frames decoded before it have been passed on, and every later byte is dropped.
  *
- * <h3>Work connections</h3>
- * A {@link ControlMessage.StartWorkConn} is the last frame of a work connection: the decoder
- * stops right behind it and decodes nothing more; the bytes that follow are raw, and reach the
- * next handler once the one that received the start message removes this decoder (at once, if
- * it removed it while handling the message).
+ * <p>It decodes the frames of a logged-in session only; the control frames a connection starts
+ * with (a login, a pooled work connection until its start) go through
+ * {@link ControlFrameDecoder}, which hands over the bytes behind them.
  *
  * <p>Threading: one instance per connection, used on its event loop.
  */
@@ -58,9 +56,6 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
     private int remaining;
     private ByteBuf payload;
     private boolean failed;
-    /** Set once a StartWorkConn was decoded: what follows is raw, held in {@link #raw} until removal. */
-    private boolean rawFollows;
-    private CompositeByteBuf raw;
 
     public FrameDecoder() {
         this(DEFAULT_MAX_DATA_PAYLOAD, DEFAULT_MAX_CONTROL_PAYLOAD);
@@ -75,10 +70,6 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (!(msg instanceof ByteBuf in)) {
             ctx.fireChannelRead(msg);
-            return;
-        }
-        if (rawFollows) {
-            holdRaw(ctx, in);
             return;
         }
         try {
@@ -107,31 +98,10 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
         releasePayload();
-        if (raw != null) {
-            ByteBuf rest = raw;
-            raw = null;
-            ctx.fireChannelRead(rest);
-        }
-    }
-
-    /** Keeps raw bytes behind a StartWorkConn for the handler after this one; takes ownership of {@code in}. */
-    private void holdRaw(ChannelHandlerContext ctx, ByteBuf in) {
-        if (ctx.isRemoved()) {
-            ctx.fireChannelRead(in);
-            return;
-        }
-        if (raw == null) {
-            raw = ctx.alloc().compositeBuffer(MAX_PIECES);
-        }
-        raw.addComponent(true, in);
     }
 
     private void decode(ChannelHandlerContext ctx, ByteBuf in) {
         while (in.isReadable()) {
-            if (rawFollows) {
-                holdRaw(ctx, in.readRetainedSlice(in.readableBytes()));
-                return;
-            }
             if (!inPayload) {
                 if (!readHeader(in)) {
                     return;
@@ -225,7 +195,6 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
             } finally {
                 body.release();
             }
-            rawFollows = frame instanceof ControlFrame c && c.message() instanceof ControlMessage.StartWorkConn;
         }
         ctx.fireChannelRead(frame);
     }

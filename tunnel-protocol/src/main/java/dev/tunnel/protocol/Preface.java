@@ -15,7 +15,7 @@ public final class Preface {
     /** {@code "TUNL"}. */
     public static final int MAGIC = 0x54554E4C;
     /** Wire protocol version this build speaks. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
     /** Length of the preface on the wire. */
     public static final int LENGTH = 6;
 

@@ -9,38 +9,48 @@ import java.util.concurrent.TimeUnit;
 /**
  * Names of every handler in the tunnel's pipelines, and the one picture of each.
  *
- * <h3>Tunnel connection, server side</h3>
+ * <h3>Tunnel connection, server side, until the first message</h3>
  * <pre>
- *  socket ─▶ [tls | tlsDetector] ─▶ preface ─▶ frameDecoder ─▶ frameEncoder ─▶ idle ─▶ mux ─▶ control
+ *  socket ─▶ [tls | tlsDetector] ─▶ preface ─▶ controlDecoder ─▶ frameEncoder ─▶ [workConnAcceptor] ─▶ control
  * </pre>
  * {@code tls} is there when {@code transport.tls.force = true}; otherwise {@code tlsDetector}
- * looks at the first byte and installs {@code tls} only for a TLS client. {@code mux} is the
- * {@link dev.tunnel.protocol.mux.MuxSession}; {@code control} handles login and proxies.
+ * looks at the first byte and installs {@code tls} only for a TLS client. {@code controlDecoder}
+ * (a {@link ControlFrameDecoder}) decodes control frames up to {@code LOGIN} or
+ * {@code NEW_WORK_CONN} and holds what follows. In pool mode {@code workConnAcceptor} takes a
+ * {@code NEW_WORK_CONN}; anything else goes on to {@code control}, and it removes itself.
+ *
+ * <h3>Tunnel connection, server side, logged in</h3>
+ * <pre>
+ *  socket ─▶ [tls] ─▶ frameDecoder ─▶ frameEncoder ─▶ idle ─▶ heartbeat ─▶ mux ─▶ control
+ * </pre>
+ * On a valid login {@code control} puts the session's handlers in ({@link #addServerSession})
+ * and removes {@code controlDecoder}, whose held bytes (the proxies the client sent behind its
+ * login) go to {@code frameDecoder}. {@code mux} is the {@link MuxSession}; {@code control}
+ * handles proxies.
  *
  * <h3>Tunnel connection, client side</h3>
  * <pre>
- *  socket ─▶ [tls] ─▶ preface ─▶ frameDecoder ─▶ frameEncoder ─▶ idle ─▶ heartbeat ─▶ mux ─▶ control
+ *  socket ─▶ [tls] ─▶ preface ─▶ frameDecoder ─▶ frameEncoder ─▶ idle ─▶ heartbeat ─▶ mux ─▶ [workConns] ─▶ control
  * </pre>
- *
- * In pool mode ({@code transport.tcpMux = false}) the server adds {@code workConnAcceptor}
- * before {@code control}, and the client adds {@code workConns} there: it opens work
- * connections when the server asks ({@code REQ_WORK_CONN}).
+ * In pool mode ({@code transport.tcpMux = false}) the client adds {@code workConns}: it opens
+ * work connections when the server asks ({@code REQ_WORK_CONN}).
  *
  * <h3>Work connection (pool mode), idle in the pool</h3>
  * <pre>
- *  server:  socket ─▶ [tls | tlsDetector] ─▶ frameDecoder ─▶ frameEncoder ─▶ workConn
- *  client:  socket ─▶ [tls] ─▶ preface ─▶ frameDecoder ─▶ frameEncoder ─▶ workConn
+ *  server:  socket ─▶ [tls] ─▶ frameEncoder ─▶ workConn
+ *  client:  socket ─▶ [tls] ─▶ preface ─▶ controlDecoder ─▶ frameEncoder ─▶ workConn
  * </pre>
- * The server's work connection starts with the full tunnel pipeline; {@code workConnAcceptor}
- * sees {@code NEW_WORK_CONN} and replaces {@code idle}, {@code heartbeat}, {@code mux} and
- * {@code control} with {@code workConn}.
+ * The server's work connection starts as any tunnel connection; {@code workConnAcceptor} sees
+ * {@code NEW_WORK_CONN} and puts {@code workConn} in place of {@code control} and of the
+ * decoder: the client must send nothing more. The client's {@code controlDecoder} stops behind
+ * {@code START_WORK_CONN}.
  *
  * <h3>Work connection (pool mode), after START_WORK_CONN</h3>
  * <pre>
  *  socket ─▶ [tls] ─▶ relay
  * </pre>
- * The codec is removed; the frame decoder stops right behind {@code START_WORK_CONN} and hands
- * the raw bytes after it to {@code relay}, a {@link dev.tunnel.protocol.relay.PipeRelay}.
+ * The codec is removed; the bytes the client's {@code controlDecoder} held behind
+ * {@code START_WORK_CONN} go to {@code relay}, a {@link dev.tunnel.protocol.relay.PipeRelay}.
  *
  * <h3>Public connection (server) and local-app connection (client)</h3>
  * <pre>
@@ -48,7 +58,8 @@ import java.util.concurrent.TimeUnit;
  * </pre>
  * {@code relay} is a {@link dev.tunnel.protocol.mux.StreamRelay} in mux mode, a
  * {@link dev.tunnel.protocol.relay.PipeRelay} in pool mode: raw bytes, no codec, so nothing is
- * copied between the socket and the stream or the work connection.
+ * copied between the socket and the stream or the work connection. Every such socket gets its
+ * options from {@link dev.tunnel.protocol.relay.RelayedSockets}.
  *
  * <h3>Public connection on the vhost HTTP port (server)</h3>
  * <pre>
@@ -69,6 +80,7 @@ public final class TunnelPipeline {
     public static final String TLS = "tls";
     public static final String TLS_DETECTOR = "tlsDetector";
     public static final String PREFACE = "preface";
+    public static final String CONTROL_DECODER = "controlDecoder";
     public static final String FRAME_DECODER = "frameDecoder";
     public static final String FRAME_ENCODER = "frameEncoder";
     public static final String IDLE = "idle";
@@ -89,7 +101,7 @@ public final class TunnelPipeline {
     }
 
     /**
-     * Adds the part both sides share, after TLS: {@code preface}, {@code frameDecoder},
+     * The client's tunnel connection, after TLS: {@code preface}, {@code frameDecoder},
      * {@code frameEncoder}, {@code idle} (closing after {@code heartbeatTimeout} seconds of
      * silence; -1 disables), {@code heartbeat} and {@code mux}. The caller adds {@code control}.
      */
@@ -97,8 +109,54 @@ public final class TunnelPipeline {
         p.addLast(PREFACE, new PrefaceDecoder());
         p.addLast(FRAME_DECODER, new FrameDecoder());
         p.addLast(FRAME_ENCODER, ENCODER);
-        p.addLast(IDLE, new IdleStateHandler(Math.max(heartbeatTimeout, 0), 0, 0, TimeUnit.SECONDS));
+        p.addLast(IDLE, idle(heartbeatTimeout));
         p.addLast(HEARTBEAT, heartbeat);
         p.addLast(MUX, mux);
+    }
+
+    /**
+     * A connection the server accepted, after TLS: {@code preface}, {@code controlDecoder} (up to
+     * {@code LOGIN} or {@code NEW_WORK_CONN}) and {@code frameEncoder}. The caller adds the rest.
+     */
+    public static void addServerHandshake(ChannelPipeline p) {
+        p.addLast(PREFACE, new PrefaceDecoder());
+        p.addLast(CONTROL_DECODER, new ControlFrameDecoder(
+                m -> m instanceof ControlMessage.Login || m instanceof ControlMessage.NewWorkConn));
+        p.addLast(FRAME_ENCODER, ENCODER);
+    }
+
+    /**
+     * The server's connection is logging in: puts {@code frameDecoder} after
+     * {@code controlDecoder}, and {@code idle}, {@code heartbeat} and {@code mux} before
+     * {@code control}. The caller removes {@code controlDecoder} ({@link #endHandshake}) once it is
+     * ready for the frames the client sent behind its login. Event loop only.
+     */
+    public static void addServerSession(ChannelPipeline p, MuxSession mux, Heartbeat heartbeat, int heartbeatTimeout) {
+        p.addAfter(CONTROL_DECODER, FRAME_DECODER, new FrameDecoder());
+        p.addBefore(CONTROL, IDLE, idle(heartbeatTimeout));
+        p.addBefore(CONTROL, HEARTBEAT, heartbeat);
+        p.addBefore(CONTROL, MUX, mux);
+    }
+
+    /**
+     * Removes {@code controlDecoder}: the bytes it held (the frames behind a login, a public
+     * connection's bytes behind {@code START_WORK_CONN}) go to the next handler. Event loop only.
+     */
+    public static void endHandshake(ChannelPipeline p) {
+        p.remove(CONTROL_DECODER);
+    }
+
+    /**
+     * The client's work connection, after TLS: {@code preface}, {@code controlDecoder} (up to
+     * {@code START_WORK_CONN}) and {@code frameEncoder}. The caller adds {@code workConn}.
+     */
+    public static void addClientWorkConn(ChannelPipeline p) {
+        p.addLast(PREFACE, new PrefaceDecoder());
+        p.addLast(CONTROL_DECODER, new ControlFrameDecoder(m -> m instanceof ControlMessage.StartWorkConn));
+        p.addLast(FRAME_ENCODER, ENCODER);
+    }
+
+    private static IdleStateHandler idle(int heartbeatTimeout) {
+        return new IdleStateHandler(Math.max(heartbeatTimeout, 0), 0, 0, TimeUnit.SECONDS);
     }
 }

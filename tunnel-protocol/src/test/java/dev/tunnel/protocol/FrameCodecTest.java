@@ -20,6 +20,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.EncoderException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -48,22 +49,28 @@ class FrameCodecTest {
     static Stream<ControlMessage> controlMessages() {
         return Stream.of(
                 new Login("0.1.0", UNICODE, "run-1", 1_700_000_000_123L, "nonce", "proof", true, 3, 262_144, "alice",
-                        "sha256:AB:CD"),
-                new Login("", "", "", Long.MIN_VALUE, "", "", false, 0, Integer.MAX_VALUE, "", ""),
-                new LoginResult(LoginResult.OK, "", "0.1.0", "sess-" + UNICODE, 1 << 20, "proof"),
-                new LoginResult(LoginResult.AUTH_FAILED, "bad token: " + UNICODE, "0.1.0", "", 0, ""),
-                new LoginResult(LoginResult.THROTTLED, "too many", "0.1.0", "", 0, ""),
+                        "sha256:AB:CD", List.of("options", "proxy.tcp", UNICODE), Options.of("metadatas.owner", UNICODE)),
+                new Login("", "", "", Long.MIN_VALUE, "", "", false, 0, Integer.MAX_VALUE, "", "", List.of(), Options.EMPTY),
+                new LoginResult(LoginResult.OK, "", "0.1.0", "sess-" + UNICODE, 1 << 20, "proof",
+                        List.of("options", "proxies.live", "proxy.tcp"), Options.EMPTY),
+                new LoginResult(LoginResult.AUTH_FAILED, "bad token: " + UNICODE, "0.1.0", "", 0, "", List.of(),
+                        Options.EMPTY),
+                new LoginResult(LoginResult.THROTTLED, "too many", "0.1.0", "", 0, "", List.of(), Options.EMPTY),
                 new Challenge("0123456789abcdef"),
                 new Challenge(UNICODE),
-                new NewProxy(7, "ssh-" + UNICODE, "tcp", 6000),
-                new NewProxy(-1, "x", "tcp", 0),
-                new NewProxyResult(7, "ssh", 6000, ""),
-                new NewProxyResult(8, "web", 0, "port 80 not allowed: " + UNICODE),
+                new NewProxy(7, "ssh-" + UNICODE, "tcp", Options.of("remotePort", "6000")),
+                new NewProxy(-1, "x", "tcp", Options.EMPTY),
+                new NewProxy(9, "web", "http", Options.builder().putList("customDomains", List.of("a.example", UNICODE))
+                        .putMap("requestHeaders.set", Map.of("X-From", "tunnel")).put("locations[0]", "/").build()),
+                new NewProxyResult(7, "ssh", 6000, "", Options.EMPTY),
+                new NewProxyResult(8, "web", 0, "port 80 not allowed: " + UNICODE, Options.EMPTY),
+                new NewProxyResult(9, "web", 0, "", Options.of("url[0]", "http://a.example/")),
                 new CloseProxy(7, UNICODE),
                 new Ping(Long.MAX_VALUE),
                 new Pong(-42L),
                 new Login("v", "h".repeat(ControlCodec.MAX_STRING), "r", 0, "n", "p", false, 1, 1024, "u".repeat(ControlCodec.MAX_STRING),
-                        "c"),
+                        "c", List.of("c".repeat(ControlCodec.MAX_STRING)), Options.of("k".repeat(Options.MAX_KEY),
+                        "v".repeat(ControlCodec.MAX_STRING))),
                 new ControlMessage.ReqWorkConn(5),
                 new ControlMessage.NewWorkConn("42", 1_700_000_000_123L, "nonce", "proof-" + UNICODE),
                 new ControlMessage.StartWorkConn(7, "203.0.113.9:51234"),
@@ -72,7 +79,7 @@ class FrameCodecTest {
 
     @Test
     void bytesBehindStartWorkConnAreLeftRawForWhoeverRemovesTheDecoder() {
-        EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder());
+        EmbeddedChannel ch = new EmbeddedChannel(workConnDecoder());
         channels.add(ch);
         ByteBuf wire = Unpooled.wrappedBuffer(encode(List.of(
                 new ControlFrame(new ControlMessage.StartWorkConn(1, "src")))), "GET / HTTP/1.1\r\n".getBytes());
@@ -88,7 +95,7 @@ class FrameCodecTest {
     @Test
     void aHandlerThatRemovesTheDecoderOnStartGetsTheRawBytesInOrder() {
         List<Object> seen = new ArrayList<>();
-        EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(), new ChannelInboundHandlerAdapter() {
+        EmbeddedChannel ch = new EmbeddedChannel(workConnDecoder(), new ChannelInboundHandlerAdapter() {
             @Override
             public void channelRead(ChannelHandlerContext ctx, Object msg) {
                 if (msg instanceof ControlFrame) {
@@ -106,6 +113,29 @@ class FrameCodecTest {
                 new ControlFrame(new ControlMessage.StartWorkConn(1, "src")))), "GET / ".getBytes()));
         ch.writeInbound(Unpooled.wrappedBuffer("HTTP/1.1\r\n".getBytes()));
         assertThat(seen).containsExactly(new ControlFrame(new ControlMessage.StartWorkConn(1, "src")), "GET / ", "HTTP/1.1\r\n");
+    }
+
+    @Test
+    void theSessionFrameDecoderDecodesOnBehindStartWorkConn() {
+        EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder());
+        channels.add(ch);
+        ch.writeInbound(Unpooled.wrappedBuffer(encode(List.of(
+                new ControlFrame(new ControlMessage.StartWorkConn(1, "src")), new ControlFrame(new Ping(5))))));
+        assertThat((Object) ch.readInbound()).isEqualTo(new ControlFrame(new ControlMessage.StartWorkConn(1, "src")));
+        assertThat((Object) ch.readInbound()).isEqualTo(new ControlFrame(new Ping(5)));
+    }
+
+    @Test
+    void theHandshakeDecoderRefusesStreamFrames() {
+        EmbeddedChannel ch = new EmbeddedChannel(workConnDecoder());
+        channels.add(ch);
+        ByteBuf open = Unpooled.wrappedBuffer(encode(List.of(new OpenFrame(1, 7, "src"))));
+        assertThatThrownBy(() -> ch.writeInbound(open)).hasMessageContaining("before the handshake finished");
+    }
+
+    /** The client's work connection decoder: control frames up to START_WORK_CONN. */
+    private static ControlFrameDecoder workConnDecoder() {
+        return new ControlFrameDecoder(m -> m instanceof ControlMessage.StartWorkConn);
     }
 
     @ParameterizedTest
@@ -208,7 +238,8 @@ class FrameCodecTest {
     @Test
     void anySplitOfTheByteStreamDecodesToTheSameFrames() {
         List<Frame> frames = List.of(
-                new ControlFrame(new Login("0.1.0", UNICODE, "run", 1L, "n", "p", true, 1, 65_536, "", "")),
+                new ControlFrame(new Login("0.1.0", UNICODE, "run", 1L, "n", "p", true, 1, 65_536, "", "", List.of(),
+                        Options.EMPTY)),
                 new OpenFrame(1, 5, "198.51.100.1:4000"),
                 new DataFrame(1, Unpooled.wrappedBuffer(randomBytes(3000, 2)), false),
                 new DataFrame(1, Unpooled.wrappedBuffer(randomBytes(10, 3)), true),
@@ -315,8 +346,8 @@ class FrameCodecTest {
     @Test
     void invalidBooleanIsRejected() {
         ByteBuf payload = Unpooled.buffer();
-        ControlCodec.encode(new Login("v", "h", "r", 1, "n", "p", true, 1, 1024, "", ""), payload);
-        payload.setByte(payload.writerIndex() - 13, 2); // tcpMux, then poolCount, initialWindow and two empty strings
+        ControlCodec.encode(new Login("v", "h", "r", 1, "n", "p", true, 1, 1024, "", "", List.of(), Options.EMPTY), payload);
+        payload.setByte(payload.writerIndex() - 17, 2); // tcpMux, then poolCount, initialWindow, two empty strings, no capabilities, no options
         ByteBuf frame = header(Frame.TYPE_CONTROL, 0, 0, payload.readableBytes()).writeBytes(payload);
         payload.release();
         assertRejected(frame, "boolean field has value 2");

@@ -73,7 +73,7 @@ class PrefaceDecoderTest {
             ch.writeInbound(wire.readRetainedSlice(1));
         }
         wire.release();
-        assertThat(recorder.seen).containsExactly(new PrefaceEvent(1), new ControlFrame(new Ping(77)));
+        assertThat(recorder.seen).containsExactly(new PrefaceEvent(Preface.VERSION), new ControlFrame(new Ping(77)));
         assertThat(ch.finishAndReleaseAll()).isFalse();
     }
 
@@ -84,7 +84,7 @@ class PrefaceDecoderTest {
         ByteBuf wire = Preface.encode(ch.alloc())
                 .writeByte(Frame.TYPE_WINDOW_UPDATE).writeByte(0).writeInt(3).writeInt(4).writeInt(500);
         ch.writeInbound(wire);
-        assertThat(recorder.seen).containsExactly(new PrefaceEvent(1), new WindowUpdateFrame(3, 500));
+        assertThat(recorder.seen).containsExactly(new PrefaceEvent(Preface.VERSION), new WindowUpdateFrame(3, 500));
         assertThat(ch.finishAndReleaseAll()).isFalse();
     }
 

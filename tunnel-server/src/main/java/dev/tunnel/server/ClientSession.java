@@ -3,23 +3,32 @@ package dev.tunnel.server;
 import dev.tunnel.protocol.ControlMessage.Login;
 import dev.tunnel.protocol.ControlMessage.NewProxy;
 import dev.tunnel.protocol.ControlMessage.NewProxyResult;
+import dev.tunnel.protocol.Options;
 import dev.tunnel.protocol.mux.MuxSession;
 import dev.tunnel.protocol.transport.LastWrites;
-import io.netty.channel.ChannelFuture;
+import dev.tunnel.server.proxy.ProxyRefusedException;
+import dev.tunnel.server.proxy.ProxyRequest;
+import dev.tunnel.server.proxy.ProxySession;
+import dev.tunnel.server.proxy.PublicPorts;
+import dev.tunnel.server.proxy.RunningProxy;
+import dev.tunnel.server.proxy.ServerProxyType;
+import dev.tunnel.server.proxy.SessionLink;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.PromiseCombiner;
 import java.util.ArrayDeque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.Set;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A logged-in client on the server: its mux session, the public ports it registered and, in
- * pool mode, its {@link WorkConnPool}. Closing it (when the tunnel connection ends, the client
+ * A logged-in client on the server: its mux session, the proxies it started (each run by its
+ * type from the {@link dev.tunnel.server.proxy.ServerProxyTypes} registry), its
+ * {@link SessionLink} (mux or pool mode) and, in pool mode, its {@link WorkConnPool}. Closing it (when the tunnel connection ends, the client
  * says goodbye, or the same client logs in again) releases every port at once.
  *
  * <p>A session that replaces a ghost of the same client ({@link SessionRegistry}) holds its
@@ -27,9 +36,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threading: runs on the session's event loop; bind results come back to that loop.
  */
-final class ClientSession {
+final class ClientSession implements ProxySession {
     private static final Logger log = LoggerFactory.getLogger(ClientSession.class);
-    private static final int MAX_PICK_ATTEMPTS = 64;
 
     private final String id;
     private final String user;
@@ -40,10 +48,11 @@ final class ClientSession {
     private final PortRegistry ports;
     private final PortQuota quota;
     private final String proxyBindAddr;
-    private final int maxStreams;
     private final WorkConnPool pool;
-    private final Map<Integer, ProxyListener> proxies = new HashMap<>();
-    private final Map<Integer, Integer> reservedPorts = new HashMap<>();
+    private final SessionLink link;
+    private final PublicPorts publicPorts = new SessionPorts();
+    private final Map<Integer, Registered> proxies = new HashMap<>();
+    private final Set<Integer> starting = new HashSet<>();
     private final ArrayDeque<Runnable> heldRequests = new ArrayDeque<>();
     private Future<?> ghostGone;
     private boolean closed;
@@ -65,8 +74,10 @@ final class ClientSession {
         this.ports = server.ports();
         this.quota = quota;
         this.proxyBindAddr = server.proxyBindAddr();
-        this.maxStreams = server.maxStreamsPerClient();
         this.pool = login.tcpMux() ? null : new WorkConnPool(mux.channel(), id, login.poolCount(), server.pool());
+        StreamLimit limit = new StreamLimit(server.maxStreamsPerClient());
+        this.link = pool == null ? new MuxLink(mux, server.publicConns(), limit)
+                : new PoolLink(mux.channel(), pool, server.publicConns(), limit);
     }
 
     /** A proxy's name as logs show it: namespaced by the user, as frp does. */
@@ -74,7 +85,8 @@ final class ClientSession {
         return user.isEmpty() ? name : user + "." + name;
     }
 
-    String id() {
+    @Override
+    public String id() {
         return id;
     }
 
@@ -82,9 +94,9 @@ final class ClientSession {
         return runId;
     }
 
-    /** The work connection pool in pool mode, or null in mux mode. */
     /** The user the client logged in as ("" for none). */
-    String user() {
+    @Override
+    public String user() {
         return user;
     }
 
@@ -93,6 +105,7 @@ final class ClientSession {
         return token;
     }
 
+    /** The work connection pool in pool mode, or null in mux mode. */
     WorkConnPool pool() {
         return pool;
     }
@@ -115,115 +128,118 @@ final class ClientSession {
         }
     }
 
-    /** Registers a proxy: reserves and binds its public port, then replies with the outcome. */
+    /**
+     * Starts a proxy through its type in the registry, then replies with the outcome. Requests
+     * queued behind a ghost's eviction wait until its ports are released.
+     */
     void newProxy(NewProxy request, Consumer<NewProxyResult> reply) {
         if (!heldRequests.isEmpty() || (ghostGone != null && !ghostGone.isDone())) {
-            heldRequests.add(() -> registerProxy(request, reply));
+            heldRequests.add(() -> startProxy(request, reply));
             return;
         }
-        registerProxy(request, reply);
+        startProxy(request, reply);
     }
 
-    private void registerProxy(NewProxy request, Consumer<NewProxyResult> reply) {
+    private void startProxy(NewProxy request, Consumer<NewProxyResult> reply) {
         if (closed) {
             reply.accept(failed(request, "the session is closing"));
             return;
         }
-        if (!"tcp".equals(request.type())) {
-            reply.accept(failed(request, "proxy type \"" + request.type() + "\" is not supported (supported: tcp)"));
+        ServerProxyType type = server.types().get(request.type());
+        if (type == null) {
+            reply.accept(failed(request, "proxy type \"" + request.type() + "\" is not supported by this server"
+                    + " (supported: " + String.join(", ", server.types().names()) + ")"));
             return;
         }
-        if (proxies.containsKey(request.proxyId()) || proxies.values().stream().anyMatch(p -> p.name().equals(request.name()))) {
+        if (proxies.containsKey(request.proxyId()) || starting.contains(request.proxyId())
+                || proxies.values().stream().anyMatch(p -> p.name().equals(request.name()))) {
             reply.accept(failed(request, "proxy [" + request.name() + "] is already registered"));
             return;
         }
-        if (request.remotePort() < 0 || request.remotePort() > 65535) {
-            reply.accept(failed(request, "remotePort: " + request.remotePort() + " (expected: 0-65535)"));
-            return;
-        }
-        if (request.remotePort() == 0 && quota.policy().candidates().length > 0) {
-            int[] candidates = quota.policy().candidates();
-            int start = ThreadLocalRandom.current().nextInt(candidates.length);
-            pickAndBind(request, reply, candidates, start, 0);
-            return;
-        }
-        String refused = ports.reserve(request.remotePort(), this, quota);
-        if (refused != null) {
-            reply.accept(failed(request, refused));
-            return;
-        }
-        bind(request, request.remotePort(), reply, null);
-    }
-
-    private void pickAndBind(NewProxy request, Consumer<NewProxyResult> reply, int[] candidates, int start, int attempt) {
-        for (; attempt < Math.min(MAX_PICK_ATTEMPTS, candidates.length); attempt++) {
-            int port = candidates[(start + attempt) % candidates.length];
-            if (!ports.isFree(port)) {
-                continue;
-            }
-            String refused = ports.reserve(port, this, quota);
-            if (refused == null) {
-                int next = attempt + 1;
-                bind(request, port, reply, () -> pickAndBind(request, reply, candidates, start, next));
-                return;
-            }
-            if (refused.contains("maxPortsPerClient")) {
-                reply.accept(failed(request, refused));
-                return;
-            }
-        }
-        reply.accept(failed(request, "no free port among the server's allowPorts"));
-    }
-
-    private void bind(NewProxy request, int port, Consumer<NewProxyResult> reply, Runnable onInUse) {
-        ProxyListener listener = new ProxyListener(qualified(request.name()), request.proxyId(), mux, maxStreams, pool,
-                server.publicConns());
-        ChannelFuture bound = listener.bind(proxyBindAddr, port);
-        bound.addListener(f -> mux.eventLoop().execute(() -> {
+        starting.add(request.proxyId());
+        ProxyRequest start = new ProxyRequest(request.proxyId(), request.name(), qualified(request.name()),
+                request.type(), request.options());
+        type.start(start, this).addListener(f -> {
+            starting.remove(request.proxyId());
             if (!f.isSuccess()) {
-                ports.release(port, this, quota);
-                boolean inUse = BindFailures.addressInUse(f.cause());
-                if (onInUse != null && inUse) {
-                    onInUse.run();
-                    return;
-                }
-                String reason = inUse
-                        ? "port " + port + " is already in use on " + proxyBindAddr
-                        : "failed to bind on [" + proxyBindAddr + ":" + port + "]: " + f.cause().getMessage();
-                reply.accept(failed(request, reason));
+                Throwable cause = f.cause();
+                reply.accept(failed(request, cause instanceof ProxyRefusedException ? cause.getMessage()
+                        : "cannot start: " + cause));
                 return;
             }
+            RunningProxy running = (RunningProxy) f.getNow();
             if (closed) {
-                listener.close();
-                ports.release(port, this, quota);
+                running.close();
                 return;
             }
-            int actual = listener.port();
-            if (port == 0) {
-                ports.bound(actual, this);
-            }
-            proxies.put(request.proxyId(), listener);
-            reservedPorts.put(request.proxyId(), port == 0 ? actual : port);
-            log.info("{} client {} proxy [{}] listening on {}:{}", mux.channel(), id, listener.name(), proxyBindAddr,
-                    actual);
-            reply.accept(new NewProxyResult(request.proxyId(), request.name(), actual, ""));
-        }));
+            proxies.put(request.proxyId(), new Registered(request.name(), qualified(request.name()), running));
+            reply.accept(new NewProxyResult(request.proxyId(), request.name(), running.remotePort(), "",
+                    running.details()));
+        });
     }
 
-    /** Closes one proxy's public port. */
+    /** Stops one proxy: its public side closes, connections in flight go on. Unknown ids are ignored. */
     void closeProxy(int proxyId) {
         closeProxy(proxyId, null);
     }
 
     private void closeProxy(int proxyId, PromiseCombiner closing) {
-        ProxyListener listener = proxies.remove(proxyId);
-        if (listener != null) {
-            ChannelFuture closed = listener.close();
-            if (closing != null && closed != null) {
+        Registered proxy = proxies.remove(proxyId);
+        if (proxy != null) {
+            Future<?> closed = proxy.running().close();
+            if (closing != null) {
                 closing.add(closed);
             }
-            ports.release(reservedPorts.remove(proxyId), this, quota);
-            log.info("{} client {} proxy [{}] closed", mux.channel(), id, listener.name());
+            log.info("{} client {} proxy [{}] closed", mux.channel(), id, proxy.qualifiedName());
+        }
+    }
+
+    // ---- ProxySession ----
+
+    @Override
+    public SessionLink link() {
+        return link;
+    }
+
+    @Override
+    public PublicPorts ports() {
+        return publicPorts;
+    }
+
+    /** A running proxy of this session. */
+    private record Registered(String name, String qualifiedName, RunningProxy running) {
+    }
+
+    /** This session's view of the server's port registry, counted against its account's quota. */
+    private final class SessionPorts implements PublicPorts {
+        @Override
+        public String reserve(int port) {
+            return ports.reserve(port, ClientSession.this, quota);
+        }
+
+        @Override
+        public void bound(int port) {
+            ports.bound(port, ClientSession.this);
+        }
+
+        @Override
+        public void release(int port) {
+            ports.release(port, ClientSession.this, quota);
+        }
+
+        @Override
+        public boolean isFree(int port) {
+            return ports.isFree(port);
+        }
+
+        @Override
+        public int[] candidates() {
+            return quota.policy().candidates();
+        }
+
+        @Override
+        public String bindAddr() {
+            return proxyBindAddr;
         }
     }
 
@@ -291,6 +307,6 @@ final class ClientSession {
 
     private NewProxyResult failed(NewProxy request, String reason) {
         log.warn("{} client {} proxy [{}] refused: {}", mux.channel(), id, qualified(request.name()), reason);
-        return new NewProxyResult(request.proxyId(), request.name(), 0, reason);
+        return new NewProxyResult(request.proxyId(), request.name(), 0, reason, Options.EMPTY);
     }
 }

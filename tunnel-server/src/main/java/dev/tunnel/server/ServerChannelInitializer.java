@@ -42,13 +42,14 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
         } else {
             p.addLast(TunnelPipeline.TLS_DETECTOR, new TlsDetector(sslContext));
         }
+        TunnelPipeline.addServerHandshake(p);
+        ServerNonce nonce = new ServerNonce();
+        if (!context.tcpMux()) {
+            p.addLast(TunnelPipeline.WORK_CONN_ACCEPTOR, new WorkConnAcceptor(context, nonce));
+        }
         MuxSession mux = new MuxSession(true, muxSettings, null);
         Heartbeat heartbeat = new Heartbeat(mux, keepaliveInterval, heartbeatTimeout);
-        TunnelPipeline.addSession(p, mux, heartbeat, heartbeatTimeout);
-        if (!context.tcpMux()) {
-            p.addLast(TunnelPipeline.WORK_CONN_ACCEPTOR, new WorkConnAcceptor(context));
-        }
-        p.addLast(TunnelPipeline.CONTROL, new ServerControlHandler(context, mux, heartbeat));
+        p.addLast(TunnelPipeline.CONTROL, new ServerControlHandler(context, mux, heartbeat, heartbeatTimeout, nonce));
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.tunnel.server;
 
+import dev.tunnel.protocol.Capabilities;
 import dev.tunnel.protocol.ControlFrame;
 import dev.tunnel.protocol.ControlMessage;
 import dev.tunnel.protocol.ControlMessage.Challenge;
@@ -8,11 +9,11 @@ import dev.tunnel.protocol.ControlMessage.Goodbye;
 import dev.tunnel.protocol.ControlMessage.Login;
 import dev.tunnel.protocol.ControlMessage.LoginResult;
 import dev.tunnel.protocol.ControlMessage.NewProxy;
+import dev.tunnel.protocol.Options;
 import dev.tunnel.protocol.Preface;
 import dev.tunnel.protocol.PrefaceDecoder.PrefaceEvent;
 import dev.tunnel.protocol.ProtocolException;
 import dev.tunnel.protocol.TunnelPipeline;
-import dev.tunnel.protocol.auth.LoginProof;
 import dev.tunnel.protocol.mux.Heartbeat;
 import dev.tunnel.protocol.mux.MuxSession;
 import io.netty.channel.ChannelFutureListener;
@@ -25,6 +26,8 @@ import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.SSLException;
@@ -48,16 +51,24 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
     private final ServerContext server;
     private final MuxSession mux;
     private final Heartbeat heartbeat;
+    private final int heartbeatTimeout;
+    private final ServerNonce challenge;
     private ClientSession session;
     private boolean prefaceSeen;
     private boolean refused;
-    private String serverNonce;
     private ScheduledFuture<?> loginTimeout;
 
-    ServerControlHandler(ServerContext server, MuxSession mux, Heartbeat heartbeat) {
+    /**
+     * @param mux       the session's multiplexer, put in the pipeline on a valid login
+     * @param challenge this connection's challenge, shared with the work connection acceptor
+     */
+    ServerControlHandler(ServerContext server, MuxSession mux, Heartbeat heartbeat, int heartbeatTimeout,
+                         ServerNonce challenge) {
         this.server = server;
         this.mux = mux;
         this.heartbeat = heartbeat;
+        this.heartbeatTimeout = heartbeatTimeout;
+        this.challenge = challenge;
     }
 
     @Override
@@ -89,13 +100,14 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
             prefaceSeen = true;
             ctx.write(Preface.encode(ctx.alloc()));
             if (preface.version() != Preface.VERSION) {
-                log.warn("{} login refused: client speaks protocol version {}", ctx.channel(), preface.version());
-                refuse(ctx, LoginResult.VERSION_MISMATCH, "protocol version " + preface.version()
-                        + " is not supported by this server (it speaks " + Preface.VERSION + "); use matching releases");
+                log.warn("{} login refused: client speaks protocol version {}, this server {}", ctx.channel(),
+                        preface.version(), Preface.VERSION);
+                refuse(ctx, LoginResult.VERSION_MISMATCH, "the client speaks protocol version " + preface.version()
+                        + ", this server (" + server.version() + ") speaks " + Preface.VERSION
+                        + (preface.version() < Preface.VERSION ? "; upgrade the client" : "; upgrade the server"));
                 return;
             }
-            serverNonce = LoginProof.newNonce();
-            ctx.writeAndFlush(new ControlFrame(new Challenge(serverNonce)));
+            ctx.writeAndFlush(new ControlFrame(new Challenge(challenge.issue())));
             return;
         }
         ctx.fireUserEventTriggered(evt);
@@ -112,7 +124,7 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
             return; // the client pipelines its proxies behind the login; they die with the connection
         }
         if (session == null) {
-            if (!(message instanceof Login login) || serverNonce == null) {
+            if (!(message instanceof Login login) || !challenge.pending()) {
                 throw new ProtocolException("expected login, got " + message.getClass().getSimpleName());
             }
             onLogin(ctx, login);
@@ -130,8 +142,7 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void onLogin(ChannelHandlerContext ctx, Login login) {
-        String nonce = serverNonce;
-        serverNonce = null; // one login per challenge
+        String nonce = challenge.take(); // one login per challenge
         boolean tls = ctx.pipeline().get(SslHandler.class) != null;
         LoginAuthenticator.Verdict verdict = server.authenticator().verify(login, nonce, tls);
         if (!verdict.ok()) {
@@ -146,6 +157,15 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
             refuse(ctx, verdict.code(), verdict.error());
             return;
         }
+        List<String> missing = Capabilities.missing(Capabilities.BASE, Set.copyOf(login.capabilities()));
+        if (!missing.isEmpty()) {
+            log.warn("{} login refused: client {} lacks capabilities {}", ctx.channel(),
+                    printable(login.clientVersion()), missing);
+            refuse(ctx, LoginResult.VERSION_MISMATCH, "client " + printable(login.clientVersion())
+                    + " lacks what server " + server.version() + " needs: " + String.join(", ", missing)
+                    + "; upgrade the client");
+            return;
+        }
         if (login.tcpMux() != server.tcpMux()) {
             log.warn("{} login refused: client transport.tcpMux = {}, server transport.tcpMux = {}", ctx.channel(),
                     login.tcpMux(), server.tcpMux());
@@ -153,6 +173,7 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
                     + ", server has " + server.tcpMux() + "; set the same value on both sides");
             return;
         }
+        TunnelPipeline.addServerSession(ctx.pipeline(), mux, heartbeat, heartbeatTimeout);
         try {
             mux.start(login.initialWindow());
         } catch (ProtocolException e) {
@@ -170,22 +191,13 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
         session = new ClientSession(id, login, mux, server, server.credentials().quotaFor(account),
                 account.token());
         ctx.writeAndFlush(new ControlFrame(new LoginResult(LoginResult.OK, "", server.version(), id,
-                mux.settings().initialWindow(), verdict.serverProof())));
+                mux.settings().initialWindow(), verdict.serverProof(), server.types().capabilities(), Options.EMPTY)));
         session.start();
         heartbeat.start(ctx.pipeline().context(TunnelPipeline.HEARTBEAT));
         log.info("{} client {} logged in with the {} (session {}, version {})", ctx.channel(),
                 printable(login.hostname()), account, id, printable(login.clientVersion()));
-    }
-
-    /**
-     * The server nonce of this connection's challenge, once: a pool-mode work connection answers it
-     * with {@code NEW_WORK_CONN} instead of a login ({@link WorkConnAcceptor}). Null if no challenge
-     * was sent or it was already used.
-     */
-    String takeChallenge() {
-        String nonce = serverNonce;
-        serverNonce = null;
-        return nonce;
+        // the session's frame decoder takes over: what the client sent behind its login reaches it now
+        TunnelPipeline.endHandshake(ctx.pipeline());
     }
 
     /** A peer-chosen string made safe for one log line: no control characters, at most 64 characters. */
@@ -201,7 +213,8 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
 
     private void refuse(ChannelHandlerContext ctx, int code, String reason) {
         refused = true;
-        ctx.writeAndFlush(new ControlFrame(new LoginResult(code, reason, server.version(), "", 0, "")))
+        ctx.writeAndFlush(new ControlFrame(new LoginResult(code, reason, server.version(), "", 0, "",
+                server.types().capabilities(), Options.EMPTY)))
                 .addListener(ChannelFutureListener.CLOSE);
     }
 

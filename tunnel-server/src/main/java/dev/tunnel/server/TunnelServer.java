@@ -6,6 +6,10 @@ import dev.tunnel.tls.TlsContexts;
 import dev.tunnel.tls.TlsFiles;
 import dev.tunnel.protocol.transport.Transports;
 import dev.tunnel.server.config.ServerConfig;
+import dev.tunnel.server.proxy.BindFailures;
+import dev.tunnel.server.proxy.ServerEnvironment;
+import dev.tunnel.server.proxy.ServerProxyType;
+import dev.tunnel.server.proxy.ServerProxyTypes;
 import dev.tunnel.runtime.Version;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -51,8 +55,16 @@ public final class TunnelServer implements AutoCloseable {
         this.drainTimeoutSeconds = drainTimeoutSeconds;
     }
 
-    /** Binds the tunnel port and starts serving; throws with a clear message if it cannot. */
+    /** Binds the tunnel port and starts serving the standard proxy types; throws with a clear message if it cannot. */
     public static TunnelServer start(ServerConfig config) throws Exception {
+        return start(config, ServerProxyTypes.standard());
+    }
+
+    /**
+     * Binds the tunnel port and starts serving the proxy types of {@code types} (a test adds its
+     * own to {@link ServerProxyTypes#standard()}); throws with a clear message if it cannot.
+     */
+    public static TunnelServer start(ServerConfig config, ServerProxyTypes types) throws Exception {
         TlsContexts.ServerTls tls = TlsContexts.server(new TlsFiles(path(config.transport.tls.certFile),
                 path(config.transport.tls.keyFile), path(config.transport.tls.trustedCaFile)),
                 path(config.transport.tls.selfSignedDir));
@@ -70,7 +82,8 @@ public final class TunnelServer implements AutoCloseable {
             ServerContext context = new ServerContext(config.auth.token, config.transport.tcpMux, ports,
                     config.effectiveProxyBindAddr(), Version.get(), config.transport.loginTimeout, credentials,
                     authenticator, throttle, config.transport.maxStreamsPerClient, pool, new SessionRegistry(),
-                    publicConns);
+                    publicConns, types);
+            openTypes(types, new ServerEnvironment(config, workerGroup, publicConns));
             MuxSettings mux = new MuxSettings(config.transport.tcpMuxInitialWindow, config.transport.tcpMuxMaxWindow);
             ServerBootstrap bootstrap = new ServerBootstrap()
                     .group(workerGroup)
@@ -107,8 +120,16 @@ public final class TunnelServer implements AutoCloseable {
                     authenticator.ownBinding().fingerprint(), config.users.size());
             return new TunnelServer(workerGroup, listener, context, config.transport.drainTimeout);
         } catch (Exception e) {
+            types.all().forEach(ServerProxyType::close);
             workerGroup.shutdownGracefully(0, 0, TimeUnit.SECONDS);
             throw e;
+        }
+    }
+
+    /** Lets each type open what it shares between sessions; on a failure the caller closes every type. */
+    private static void openTypes(ServerProxyTypes types, ServerEnvironment environment) throws Exception {
+        for (ServerProxyType type : types.all()) {
+            type.open(environment);
         }
     }
 
@@ -141,6 +162,7 @@ public final class TunnelServer implements AutoCloseable {
         listener.close().syncUninterruptibly();
         List<ClientSession> sessions = context.sessions().all();
         sessions.forEach(ClientSession::stopAccepting);
+        context.types().all().forEach(ServerProxyType::close);
         if (drainTimeoutSeconds > 0 && !context.publicConns().isEmpty()) {
             log.info("shutting down: waiting up to {} s (transport.drainTimeout) for {} public connections to finish",
                     drainTimeoutSeconds, context.publicConns().size());

@@ -21,9 +21,9 @@ import org.slf4j.LoggerFactory;
  * ({@link WorkConnProof}) is keyed with the token of the session's account and covers the
  * challenge the control handler sent on this very connection (used once), the client's nonce
  * and this server's certificate (or no certificate on a connection without TLS), as a login
- * does; so a recorded {@code NEW_WORK_CONN} cannot be replayed. the control handlers are
- * removed, {@link PooledWorkConn} takes their place and the session's {@link WorkConnPool} gets
- * the connection. Anything else (a login) goes on to the control handler, and this handler
+ * does; so a recorded {@code NEW_WORK_CONN} cannot be replayed. The control handler and the
+ * handshake decoder are removed, {@link PooledWorkConn} takes their place and the session's
+ * {@link WorkConnPool} gets the connection. Anything else (a login) goes on to the control handler, and this handler
  * removes itself.
  *
  * <p>Threading: runs on the connection's event loop, which need not be the session's.
@@ -32,9 +32,12 @@ final class WorkConnAcceptor extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(WorkConnAcceptor.class);
 
     private final ServerContext server;
+    private final ServerNonce challenge;
 
-    WorkConnAcceptor(ServerContext server) {
+    /** @param challenge this connection's challenge, shared with the control handler */
+    WorkConnAcceptor(ServerContext server, ServerNonce challenge) {
         this.server = server;
+        this.challenge = challenge;
     }
 
     @Override
@@ -50,8 +53,7 @@ final class WorkConnAcceptor extends ChannelInboundHandlerAdapter {
             ctx.close();
             return;
         }
-        ServerControlHandler control = (ServerControlHandler) ctx.pipeline().get(TunnelPipeline.CONTROL);
-        String serverNonce = control == null ? null : control.takeChallenge();
+        String serverNonce = challenge.take();
         if (serverNonce == null || !LoginProof.wellFormedNonce(work.nonce()) || !verify(ctx, session, work, serverNonce)) {
             log.warn("{} work connection refused: wrong proof for session {}", ctx.channel(), work.sessionId());
             if (ctx.channel().remoteAddress() instanceof InetSocketAddress a && a.getAddress() != null) {
@@ -65,11 +67,9 @@ final class WorkConnAcceptor extends ChannelInboundHandlerAdapter {
         // regardless of backpressure.
         ctx.channel().config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
         ChannelPipeline p = ctx.pipeline();
-        p.remove(TunnelPipeline.IDLE);
-        p.remove(TunnelPipeline.HEARTBEAT);
-        p.remove(TunnelPipeline.MUX);
         p.remove(TunnelPipeline.CONTROL);
         p.replace(this, TunnelPipeline.WORK_CONN, new PooledWorkConn());
+        p.remove(TunnelPipeline.CONTROL_DECODER); // anything the client sent behind NEW_WORK_CONN reaches PooledWorkConn
         session.pool().offer(ctx.channel());
     }
 

@@ -229,7 +229,6 @@ final class WorkConnPool {
             PipeRelay workEnd = PipeRelay.replace(work, TunnelPipeline.WORK_CONN);
             work.writeAndFlush(new ControlFrame(new StartWorkConn(proxyId, source)));
             work.pipeline().remove(TunnelPipeline.FRAME_ENCODER);
-            work.pipeline().remove(TunnelPipeline.FRAME_DECODER);
             PipeRelay.join(publicEnd, workEnd);
             log.debug("{} proxy [{}] public connection {} rides work connection {}", control, proxyName, source, work);
         };

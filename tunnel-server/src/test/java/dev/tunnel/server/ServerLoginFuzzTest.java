@@ -6,7 +6,9 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.AppenderBase;
+import dev.tunnel.protocol.Capabilities;
 import dev.tunnel.protocol.ControlMessage;
+import dev.tunnel.protocol.Options;
 import dev.tunnel.protocol.ControlMessage.Challenge;
 import dev.tunnel.protocol.ControlMessage.CloseProxy;
 import dev.tunnel.protocol.ControlMessage.Login;
@@ -127,14 +129,17 @@ class ServerLoginFuzzTest {
         return switch (rnd.nextInt(8)) {
             case 0, 1 -> new Login("fuzz", string(rnd), "run", 0, nonce(rnd), nonce(rnd), rnd.nextBoolean(), 1,
                     Fuzz.anyInt(rnd), Fuzz.oneOf(rnd, "", "alice"),
-                    Fuzz.oneOf(rnd, "", ServerLoginHarness.OWN.fingerprint()));
-            case 2 -> new NewProxy(Fuzz.anyInt(rnd), string(rnd), string(rnd), Fuzz.anyInt(rnd));
+                    Fuzz.oneOf(rnd, "", ServerLoginHarness.OWN.fingerprint()),
+                    rnd.nextBoolean() ? Capabilities.BASE : Fuzz.strings(rnd, 4), Fuzz.options(rnd, 4));
+            case 2 -> new NewProxy(Fuzz.anyInt(rnd), Fuzz.oneOf(rnd, "ssh", string(rnd)), Fuzz.oneOf(rnd, "tcp", string(rnd)),
+                    rnd.nextBoolean() ? Options.of("remotePort", Fuzz.oneOf(rnd, "0", string(rnd),
+                    Integer.toString(Fuzz.anyInt(rnd)))) : Fuzz.options(rnd, 6));
             case 3 -> new CloseProxy(Fuzz.anyInt(rnd), string(rnd));
             case 4 -> new Ping(Fuzz.anyLong(rnd));
             case 5 -> new Pong(Fuzz.anyLong(rnd));
             case 6 -> new Challenge(string(rnd));
             default -> new LoginResult(Fuzz.anyInt(rnd), string(rnd), string(rnd), string(rnd), Fuzz.anyInt(rnd),
-                    string(rnd));
+                    string(rnd), Fuzz.strings(rnd, 4), Fuzz.options(rnd, 4));
         };
     }
 

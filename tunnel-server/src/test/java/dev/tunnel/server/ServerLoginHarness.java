@@ -5,7 +5,6 @@ import dev.tunnel.protocol.ControlMessage;
 import dev.tunnel.protocol.Frame;
 import dev.tunnel.protocol.FrameDecoder;
 import dev.tunnel.protocol.FrameEncoder;
-import dev.tunnel.protocol.PrefaceDecoder;
 import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.protocol.auth.ChannelBinding;
 import dev.tunnel.protocol.mux.Heartbeat;
@@ -38,7 +37,8 @@ final class ServerLoginHarness {
         context = new ServerContext(TOKEN, true, new PortRegistry(), "127.0.0.1", "test", 10, credentials,
                 new LoginAuthenticator(credentials, OWN), new LoginThrottle(0, 0, System::currentTimeMillis), 0,
                 new ServerContext.PoolSettings(5, 10, 30), new SessionRegistry(),
-                new io.netty.channel.group.DefaultChannelGroup(io.netty.util.concurrent.GlobalEventExecutor.INSTANCE));
+                new io.netty.channel.group.DefaultChannelGroup(io.netty.util.concurrent.GlobalEventExecutor.INSTANCE),
+                dev.tunnel.server.proxy.ServerProxyTypes.standard());
     }
 
     /** A new connection; handlers are in place before channelActive, as with a real socket. */
@@ -48,12 +48,9 @@ final class ServerLoginHarness {
             protected void initChannel(Channel c) {
                 MuxSession mux = new MuxSession(true, new MuxSettings(262_144, 16_777_216), null);
                 Heartbeat heartbeat = new Heartbeat(mux, 30, 90);
-                c.pipeline().addLast(TunnelPipeline.PREFACE, new PrefaceDecoder());
-                c.pipeline().addLast(TunnelPipeline.FRAME_DECODER, new FrameDecoder());
-                c.pipeline().addLast(TunnelPipeline.FRAME_ENCODER, new FrameEncoder());
-                c.pipeline().addLast(TunnelPipeline.HEARTBEAT, heartbeat);
-                c.pipeline().addLast(TunnelPipeline.MUX, mux);
-                c.pipeline().addLast(TunnelPipeline.CONTROL, new ServerControlHandler(context, mux, heartbeat));
+                TunnelPipeline.addServerHandshake(c.pipeline());
+                c.pipeline().addLast(TunnelPipeline.CONTROL,
+                        new ServerControlHandler(context, mux, heartbeat, 90, new ServerNonce()));
             }
         });
         ch.freezeTime();

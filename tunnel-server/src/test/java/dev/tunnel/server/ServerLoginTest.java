@@ -2,10 +2,12 @@ package dev.tunnel.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tunnel.protocol.Capabilities;
 import dev.tunnel.protocol.ControlMessage;
 import dev.tunnel.protocol.ControlMessage.Challenge;
 import dev.tunnel.protocol.ControlMessage.Login;
 import dev.tunnel.protocol.ControlMessage.LoginResult;
+import dev.tunnel.protocol.Options;
 import dev.tunnel.protocol.Preface;
 import dev.tunnel.protocol.auth.ChannelBinding;
 import dev.tunnel.protocol.auth.LoginProof;
@@ -44,7 +46,7 @@ class ServerLoginTest {
         String clientNonce = LoginProof.newNonce();
         return new Login("t", "host", "run", 0, clientNonce,
                 LoginProof.client(token, "", serverNonce, clientNonce, binding), true, 1, 262_144, "",
-                binding.fingerprint());
+                binding.fingerprint(), Capabilities.BASE, Options.EMPTY);
     }
 
     static LoginResult result(EmbeddedChannel ch) {

@@ -1,5 +1,6 @@
 package dev.tunnel.client.config;
 
+import dev.tunnel.client.proxy.ClientProxyTypes;
 import dev.tunnel.config.ConfigException;
 import dev.tunnel.config.ConfigLoader;
 
@@ -128,6 +129,7 @@ public class ClientConfig {
     }
 
     private static ConfigLoader<ClientConfig> loader(Path baseDir) {
-        return new ConfigLoader<>(ClientConfig.class, UnsupportedClientKeys.KEYS, new ClientConfigValidator(baseDir));
+        return new ConfigLoader<>(ClientConfig.class, UnsupportedClientKeys.KEYS,
+                new ClientConfigValidator(baseDir, ClientProxyTypes.standard()));
     }
 }

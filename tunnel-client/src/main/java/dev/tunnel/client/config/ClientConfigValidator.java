@@ -1,5 +1,6 @@
 package dev.tunnel.client.config;
 
+import dev.tunnel.client.proxy.ClientProxyTypes;
 import dev.tunnel.protocol.auth.ChannelBinding;
 import dev.tunnel.config.ConfigErrors;
 import dev.tunnel.config.ConfigValidator;
@@ -16,10 +17,15 @@ final class ClientConfigValidator implements ConfigValidator<ClientConfig> {
     static final int MAX_WINDOW = 1_073_741_824;
 
     private final Path baseDir;
+    private final ClientProxyTypes types;
 
-    /** @param baseDir where relative file paths are looked up (the working directory when run for real) */
-    ClientConfigValidator(Path baseDir) {
+    /**
+     * @param baseDir where relative file paths are looked up (the working directory when run for real)
+     * @param types   the proxy types a {@code [[proxies]]} entry may have
+     */
+    ClientConfigValidator(Path baseDir, ClientProxyTypes types) {
         this.baseDir = baseDir;
+        this.types = types;
     }
 
     @Override
@@ -39,7 +45,7 @@ final class ClientConfigValidator implements ConfigValidator<ClientConfig> {
         transport(cfg.transport, checks);
         checks.oneOf("log.level", cfg.log.level, LogSetup.LEVELS, List.of());
         checks.notBlank("log.to", cfg.log.to);
-        new ProxiesValidator(checks).validate(cfg.proxies);
+        new ProxiesValidator(checks, types).validate(cfg.proxies);
     }
 
     private static void transport(ClientConfig.Transport t, ValueChecks checks) {

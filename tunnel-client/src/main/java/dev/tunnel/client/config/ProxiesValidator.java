@@ -1,22 +1,31 @@
 package dev.tunnel.client.config;
 
+import dev.tunnel.client.proxy.ClientProxyType;
+import dev.tunnel.client.proxy.ClientProxyTypes;
 import dev.tunnel.config.ValueChecks;
 
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Checks the {@code [[proxies]]} list: each entry, its plugin, and names and remote ports used twice. */
+/**
+ * Checks the {@code [[proxies]]} list: the keys every entry has, then the keys of its type (the
+ * type's own {@link ClientProxyType#validate}, from the registry), its plugin, and names and
+ * remote ports used twice.
+ */
 final class ProxiesValidator {
 
-    static final List<String> FRP_PROXY_TYPES = List.of("udp", "http", "https", "stcp", "xtcp", "sudp", "tcpmux");
+    /** Every proxy type frp has; those this build does not register are "not supported yet". */
+    static final List<String> FRP_PROXY_TYPES = List.of("tcp", "udp", "http", "https", "stcp", "xtcp", "sudp", "tcpmux");
     static final List<String> FRP_PLUGIN_TYPES = List.of("http_proxy", "socks5", "unix_domain_socket", "http2https",
             "https2http", "https2https", "http2http", "tls2raw");
 
     private final ValueChecks checks;
+    private final ClientProxyTypes types;
 
-    ProxiesValidator(ValueChecks checks) {
+    ProxiesValidator(ValueChecks checks, ClientProxyTypes types) {
         this.checks = checks;
+        this.types = types;
     }
 
     void validate(List<ProxyConfig> proxies) {
@@ -41,8 +50,10 @@ final class ProxiesValidator {
 
     private void proxy(String key, ProxyConfig p) {
         checks.notBlank(key + ".name", p.name);
-        checks.oneOf(key + ".type", p.type, List.of("tcp"), FRP_PROXY_TYPES);
-        checks.range(key + ".remotePort", p.remotePort, 0, 65535);
+        List<String> frpOnly = FRP_PROXY_TYPES.stream().filter(t -> types.get(t) == null).toList();
+        if (checks.oneOf(key + ".type", p.type, types.names(), frpOnly)) {
+            types.get(p.type).validate(p, key, checks);
+        }
         if (p.plugin == null) {
             checks.notBlank(key + ".localIP", p.localIP);
             if (p.localPort == 0) {

@@ -3,6 +3,7 @@ package dev.tunnel.protocol.testing;
 import dev.tunnel.protocol.ControlCodec;
 import dev.tunnel.protocol.ControlFrame;
 import dev.tunnel.protocol.ControlMessage;
+import dev.tunnel.protocol.Options;
 import dev.tunnel.protocol.ControlMessage.Challenge;
 import dev.tunnel.protocol.ControlMessage.CloseProxy;
 import dev.tunnel.protocol.ControlMessage.Login;
@@ -278,16 +279,44 @@ public final class Fuzz {
     public static ControlMessage controlMessage(SplittableRandom rnd) {
         return switch (rnd.nextInt(8)) {
             case 0 -> new Login(string(rnd, 24), string(rnd, 24), string(rnd, 24), anyLong(rnd), string(rnd, 24),
-                    string(rnd, 24), rnd.nextBoolean(), anyInt(rnd), anyInt(rnd), string(rnd, 24), string(rnd, 24));
+                    string(rnd, 24), rnd.nextBoolean(), anyInt(rnd), anyInt(rnd), string(rnd, 24), string(rnd, 24),
+                    strings(rnd, 6), options(rnd, 6));
             case 1 -> new LoginResult(anyInt(rnd), string(rnd, 24), string(rnd, 24), string(rnd, 24), anyInt(rnd),
-                    string(rnd, 24));
-            case 2 -> new NewProxy(anyInt(rnd), string(rnd, 24), string(rnd, 24), anyInt(rnd));
-            case 3 -> new NewProxyResult(anyInt(rnd), string(rnd, 24), anyInt(rnd), string(rnd, 24));
+                    string(rnd, 24), strings(rnd, 6), options(rnd, 6));
+            case 2 -> new NewProxy(anyInt(rnd), string(rnd, 24), string(rnd, 24), options(rnd, 8));
+            case 3 -> new NewProxyResult(anyInt(rnd), string(rnd, 24), anyInt(rnd), string(rnd, 24), options(rnd, 4));
             case 4 -> new CloseProxy(anyInt(rnd), string(rnd, 24));
             case 5 -> new Ping(anyLong(rnd));
             case 6 -> new Pong(anyLong(rnd));
             default -> new Challenge(string(rnd, 24));
         };
+    }
+
+    /** Up to {@code max} random strings (capability lists). */
+    public static List<String> strings(SplittableRandom rnd, int max) {
+        int count = size(rnd, max);
+        List<String> out = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            out.add(string(rnd, 24));
+        }
+        return out;
+    }
+
+    /**
+     * Up to {@code max} options with distinct non-empty keys: frp-like names ({@code remotePort},
+     * {@code customDomains[0]}, {@code headers.X}) or random text, with random values.
+     */
+    public static Options options(SplittableRandom rnd, int max) {
+        int count = size(rnd, max);
+        Options.Builder options = Options.builder();
+        for (int i = 0; i < count; i++) {
+            String key = oneOf(rnd, "remotePort", "customDomains[" + i + "]", "headers." + string(rnd, 8),
+                    string(rnd, 24));
+            if (!key.isEmpty() && !options.has(key)) {
+                options.put(key, oneOf(rnd, Integer.toString(anyInt(rnd)), string(rnd, 24), "true"));
+            }
+        }
+        return options.build();
     }
 
     /** {@link ControlCodec}'s encoding of {@code message}. */

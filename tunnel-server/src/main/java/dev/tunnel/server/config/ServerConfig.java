@@ -1,6 +1,7 @@
 package dev.tunnel.server.config;
 
 import dev.tunnel.config.ConfigException;
+import dev.tunnel.server.proxy.ServerProxyTypes;
 import dev.tunnel.config.ConfigLoader;
 
 import java.nio.file.Path;
@@ -165,6 +166,7 @@ public class ServerConfig {
     }
 
     private static ConfigLoader<ServerConfig> loader(Path baseDir) {
-        return new ConfigLoader<>(ServerConfig.class, UnsupportedServerKeys.KEYS, new ServerConfigValidator(baseDir));
+        return new ConfigLoader<>(ServerConfig.class, UnsupportedServerKeys.KEYS, new ServerConfigValidator(baseDir,
+                ServerProxyTypes.standard()));
     }
 }

@@ -5,6 +5,8 @@ import dev.tunnel.config.ConfigValidator;
 import dev.tunnel.runtime.LogSetup;
 import dev.tunnel.config.ValueChecks;
 import dev.tunnel.protocol.transport.Transports;
+import dev.tunnel.server.proxy.ServerProxyType;
+import dev.tunnel.server.proxy.ServerProxyTypes;
 import dev.tunnel.server.vhost.HostNames;
 
 import java.nio.file.Path;
@@ -12,16 +14,24 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
-/** Checks every server value and reports all problems with the key, the value and what is allowed. */
+/**
+ * Checks every server value and reports all problems with the key, the value and what is allowed;
+ * the keys a proxy type reads are checked by the type ({@code ServerProxyType#validate}).
+ */
 final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
 
     static final int MAX_WINDOW = 1_073_741_824;
 
     private final Path baseDir;
+    private final ServerProxyTypes types;
 
-    /** @param baseDir where relative file paths are looked up (the working directory when run for real) */
-    ServerConfigValidator(Path baseDir) {
+    /**
+     * @param baseDir where relative file paths are looked up (the working directory when run for real)
+     * @param types   the proxy types whose server keys are checked too
+     */
+    ServerConfigValidator(Path baseDir, ServerProxyTypes types) {
         this.baseDir = baseDir;
+        this.types = types;
     }
 
     @Override
@@ -39,6 +49,9 @@ final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
         checks.atLeast("auth.maxFailedLogins", cfg.auth.maxFailedLogins, 0);
         checks.atLeast("auth.failedLoginBlockSeconds", cfg.auth.failedLoginBlockSeconds, 1);
         users(cfg.users, checks);
+        for (ServerProxyType type : types.all()) {
+            type.validate(cfg, checks);
+        }
         transport(cfg.transport, checks);
         for (int i = 0; i < cfg.allowPorts.size(); i++) {
             portRange("allowPorts[" + i + "]", cfg.allowPorts.get(i), checks);

@@ -1,4 +1,4 @@
-package dev.tunnel.server;
+package dev.tunnel.server.proxy;
 
 import io.netty.channel.unix.Errors;
 import java.net.BindException;
@@ -9,14 +9,14 @@ import java.net.BindException;
  * {@link Errors.NativeIoException} ("bind(..) failed with error(-98): Address already in use"),
  * which is a plain {@code IOException}.
  */
-final class BindFailures {
+public final class BindFailures {
     /** -EADDRINUSE on every Linux architecture Netty ships epoll natives for (x86_64, aarch64, riscv64). */
     private static final int EADDRINUSE_NEGATIVE = -98;
 
     private BindFailures() {
     }
 
-    static boolean addressInUse(Throwable cause) {
+    public static boolean addressInUse(Throwable cause) {
         for (Throwable t = cause; t != null; t = t.getCause()) {
             if (t instanceof BindException
                     || t instanceof Errors.NativeIoException e && e.expectedErr() == EADDRINUSE_NEGATIVE) {

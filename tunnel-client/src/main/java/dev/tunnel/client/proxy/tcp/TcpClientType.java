@@ -1,0 +1,36 @@
+package dev.tunnel.client.proxy.tcp;
+
+import dev.tunnel.client.config.ProxyConfig;
+import dev.tunnel.client.proxy.ClientProxyType;
+import dev.tunnel.client.proxy.LocalDialer;
+import dev.tunnel.config.ValueChecks;
+import dev.tunnel.protocol.Options;
+import java.net.InetSocketAddress;
+
+/**
+ * {@code type = "tcp"}: the server opens {@code remotePort} (0 = it picks) and each connection to
+ * it becomes a TCP connection to the local app. Reads {@code remotePort}.
+ */
+public final class TcpClientType implements ClientProxyType {
+    public static final String NAME = "tcp";
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public void validate(ProxyConfig proxy, String key, ValueChecks checks) {
+        checks.range(key + ".remotePort", proxy.remotePort, 0, 65535);
+    }
+
+    @Override
+    public Options options(ProxyConfig proxy) {
+        return Options.builder().put("remotePort", proxy.remotePort).build();
+    }
+
+    @Override
+    public LocalDialer dialer(ProxyConfig proxy, InetSocketAddress local) {
+        return new TcpDialer(local);
+    }
+}

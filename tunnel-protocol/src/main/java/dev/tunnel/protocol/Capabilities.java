@@ -1,0 +1,49 @@
+package dev.tunnel.protocol;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * What a peer can do, exchanged at login instead of an exact version match: the client lists its
+ * capabilities in {@code LOGIN}, the server its own in {@code LOGIN_RESULT}. Each side then uses a
+ * feature only when the other listed it, and refuses (naming both versions and what is missing)
+ * only what it cannot do without. Two releases that differ in features but share what they use
+ * work together.
+ *
+ * <p>A capability is a short name: {@code proxy.TYPE} for each proxy type a side carries (from
+ * its proxy-type registry), and the names below for protocol features. The preface version
+ * ({@link Preface#VERSION}) changes only with the frame layout itself.
+ */
+public final class Capabilities {
+    /** {@code NEW_PROXY} and {@code CLOSE_PROXY} at any time during a session, not only behind the login. */
+    public static final String LIVE_PROXIES = "proxies.live";
+    /** Options maps in {@code LOGIN}, {@code LOGIN_RESULT}, {@code NEW_PROXY} and {@code NEW_PROXY_RESULT}. */
+    public static final String OPTIONS = "options";
+
+    /** What every build of this protocol generation has, whatever its proxy types. */
+    public static final List<String> BASE = List.of(OPTIONS, LIVE_PROXIES);
+
+    /** Longest capability list accepted in one message. */
+    public static final int MAX_COUNT = 256;
+
+    private Capabilities() {
+    }
+
+    /** The capability a proxy type stands for: {@code proxy.tcp}. */
+    public static String proxyType(String type) {
+        return "proxy." + type;
+    }
+
+    /** Those of {@code needed} not in {@code offered}, in the order of {@code needed}. */
+    public static List<String> missing(Collection<String> needed, Set<String> offered) {
+        List<String> out = new ArrayList<>();
+        for (String c : needed) {
+            if (!offered.contains(c)) {
+                out.add(c);
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,127 @@
+package dev.tunnel.server;
+
+import dev.tunnel.protocol.ResetCode;
+import dev.tunnel.protocol.TunnelPipeline;
+import dev.tunnel.protocol.mux.MuxSession;
+import dev.tunnel.protocol.mux.MuxStream;
+import dev.tunnel.protocol.mux.StreamRelay;
+import dev.tunnel.protocol.relay.RelayedSockets;
+import dev.tunnel.server.proxy.ProxyRef;
+import dev.tunnel.server.proxy.SessionLink;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.util.ReferenceCountUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Mux mode's {@link SessionLink}: each public connection becomes a stream on the session's
+ * tunnel connection at once; the OPEN frame and the first bytes go out without waiting for the
+ * client ({@link StreamRelay}).
+ *
+ * <p>Threading: session loop. Every public connection is registered on it too, so accepting a
+ * connection, its stream and the tunnel connection share one thread and a new connection costs
+ * no hand-off between threads.
+ */
+final class MuxLink implements SessionLink {
+    private static final Logger log = LoggerFactory.getLogger(MuxLink.class);
+
+    private final MuxSession mux;
+    private final ChannelGroup publicConns;
+    private final StreamLimit limit;
+
+    MuxLink(MuxSession mux, ChannelGroup publicConns, StreamLimit limit) {
+        this.mux = mux;
+        this.publicConns = publicConns;
+        this.limit = limit;
+    }
+
+    @Override
+    public EventLoop eventLoop() {
+        return mux.eventLoop();
+    }
+
+    @Override
+    public Channel control() {
+        return mux.channel();
+    }
+
+    @Override
+    public boolean isActive() {
+        return mux.channel().isActive();
+    }
+
+    @Override
+    public int openCount() {
+        return mux.streamCount();
+    }
+
+    @Override
+    public void accept(Channel child, ProxyRef proxy) {
+        StreamRelay relay = open(child, proxy);
+        if (relay == null) {
+            child.unsafe().closeForcibly();
+            return;
+        }
+        child.pipeline().addLast(TunnelPipeline.RELAY, relay);
+        mux.eventLoop().register(child).addListener(f -> {
+            if (!f.isSuccess()) {
+                child.unsafe().closeForcibly();
+                relay.stream().reset(ResetCode.CANCEL);
+            }
+        });
+    }
+
+    @Override
+    public void carry(Channel publicConn, ByteBuf firstBytes, ProxyRef proxy) {
+        if (publicConn.eventLoop() != mux.eventLoop()) {
+            publicConn.deregister().addListener(f -> mux.eventLoop().execute(() -> {
+                if (!f.isSuccess()) {
+                    ReferenceCountUtil.safeRelease(firstBytes);
+                    publicConn.close();
+                    return;
+                }
+                mux.eventLoop().register(publicConn).addListener(r -> {
+                    if (r.isSuccess()) {
+                        carryHere(publicConn, firstBytes, proxy);
+                    } else {
+                        ReferenceCountUtil.safeRelease(firstBytes);
+                        publicConn.unsafe().closeForcibly();
+                    }
+                });
+            }));
+            return;
+        }
+        carryHere(publicConn, firstBytes, proxy);
+    }
+
+    /** {@code publicConn} is registered (and active) on the session loop. */
+    private void carryHere(Channel publicConn, ByteBuf firstBytes, ProxyRef proxy) {
+        StreamRelay relay = open(publicConn, proxy);
+        if (relay == null) {
+            ReferenceCountUtil.safeRelease(firstBytes);
+            publicConn.close();
+            return;
+        }
+        publicConn.pipeline().addLast(TunnelPipeline.RELAY, relay);
+        publicConn.pipeline().fireChannelActive(); // the relay starts as for a new connection
+        if (firstBytes != null) {
+            publicConn.pipeline().fireChannelRead(firstBytes).fireChannelReadComplete();
+        }
+    }
+
+    /** Admits the connection and opens its stream; null when refused. */
+    private StreamRelay open(Channel publicConn, ProxyRef proxy) {
+        if (!isActive() || !limit.admit(mux.channel(), proxy.name(), publicConn, mux.streamCount())) {
+            return null;
+        }
+        RelayedSockets.configure(publicConn.config());
+        publicConns.add(publicConn);
+        MuxStream stream = mux.openStream(proxy.id(), String.valueOf(publicConn.remoteAddress()));
+        log.debug("{} proxy [{}] public connection {} -> {}", mux.channel(), proxy.name(), publicConn.remoteAddress(),
+                stream);
+        return new StreamRelay(stream);
+    }
+}

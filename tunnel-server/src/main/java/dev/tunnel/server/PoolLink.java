@@ -1,0 +1,110 @@
+package dev.tunnel.server;
+
+import dev.tunnel.protocol.relay.PipeRelay;
+import dev.tunnel.protocol.relay.RelayedSockets;
+import dev.tunnel.server.proxy.ProxyRef;
+import dev.tunnel.server.proxy.SessionLink;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.util.ReferenceCountUtil;
+
+/**
+ * Pool mode's {@link SessionLink}: each public connection rides a work connection of its own
+ * from the session's {@link WorkConnPool}, joined to it by a {@link PipeRelay}; the first bytes
+ * go out right behind {@code START_WORK_CONN}.
+ *
+ * <p>Threading: called on the session loop. A just-accepted connection is registered on the
+ * loop of the idle work connection it reserves, so its pipe never crosses threads; one that
+ * finds the pool empty waits on the session loop, and its pipe is joined across loops.
+ */
+final class PoolLink implements SessionLink {
+    private final Channel control;
+    private final WorkConnPool pool;
+    private final ChannelGroup publicConns;
+    private final StreamLimit limit;
+
+    PoolLink(Channel control, WorkConnPool pool, ChannelGroup publicConns, StreamLimit limit) {
+        this.control = control;
+        this.pool = pool;
+        this.publicConns = publicConns;
+        this.limit = limit;
+    }
+
+    @Override
+    public EventLoop eventLoop() {
+        return control.eventLoop();
+    }
+
+    @Override
+    public Channel control() {
+        return control;
+    }
+
+    @Override
+    public boolean isActive() {
+        return control.isActive();
+    }
+
+    @Override
+    public int openCount() {
+        return pool.publicConnCount();
+    }
+
+    @Override
+    public void accept(Channel child, ProxyRef proxy) {
+        if (!admit(child, proxy)) {
+            child.unsafe().closeForcibly();
+            return;
+        }
+        // Attached before the socket is registered: whatever it delivers first (bytes, even
+        // its FIN, which epoll may report as soon as it is registered) waits in the relay.
+        PipeRelay publicEnd = PipeRelay.attach(child);
+        Channel work = pool.reserveIdle();
+        EventLoop loop = work != null ? work.eventLoop() : eventLoop();
+        loop.register(child).addListener(registered -> {
+            if (!registered.isSuccess()) {
+                child.unsafe().closeForcibly();
+                if (work != null) {
+                    pool.offer(work);
+                }
+                return;
+            }
+            // After registration has finished (channelActive), on the socket's own loop.
+            child.eventLoop().execute(() -> {
+                if (work != null) {
+                    pool.startReserved(work, child, publicEnd, proxy.name(), proxy.id());
+                } else {
+                    pool.take(child, publicEnd, proxy.name(), proxy.id());
+                }
+            });
+        });
+    }
+
+    @Override
+    public void carry(Channel publicConn, ByteBuf firstBytes, ProxyRef proxy) {
+        if (!admit(publicConn, proxy)) {
+            ReferenceCountUtil.safeRelease(firstBytes);
+            publicConn.close();
+            return;
+        }
+        publicConn.eventLoop().execute(() -> {
+            PipeRelay publicEnd = PipeRelay.attach(publicConn);
+            if (firstBytes != null) {
+                publicConn.pipeline().fireChannelRead(firstBytes); // held until the pipe starts
+            }
+            eventLoop().execute(() -> pool.take(publicConn, publicEnd, proxy.name(), proxy.id()));
+        });
+    }
+
+    private boolean admit(Channel publicConn, ProxyRef proxy) {
+        if (!isActive() || !limit.admit(control, proxy.name(), publicConn, pool.publicConnCount())) {
+            return false;
+        }
+        RelayedSockets.configure(publicConn.config());
+        publicConns.add(publicConn);
+        pool.track(publicConn);
+        return true;
+    }
+}

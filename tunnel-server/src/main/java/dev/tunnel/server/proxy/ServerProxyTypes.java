@@ -1,0 +1,58 @@
+package dev.tunnel.server.proxy;
+
+import dev.tunnel.protocol.Capabilities;
+import dev.tunnel.server.proxy.tcp.TcpProxyType;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The proxy types this server carries, by name. {@link #standard()} is the one place a type is
+ * registered; tests add their own with {@link #register}. The registry answers which types exist
+ * (proxy registration, the capabilities announced at login, config validation).
+ *
+ * <p>Threading: filled before the server starts, read-only afterwards.
+ */
+public final class ServerProxyTypes {
+    private final Map<String, ServerProxyType> types = new LinkedHashMap<>();
+
+    /** Every type this build supports. */
+    public static ServerProxyTypes standard() {
+        return new ServerProxyTypes()
+                .register(new TcpProxyType());
+    }
+
+    /** Adds {@code type}; a name registered twice is a programming error. */
+    public ServerProxyTypes register(ServerProxyType type) {
+        if (types.putIfAbsent(type.name(), type) != null) {
+            throw new IllegalArgumentException("proxy type \"" + type.name() + "\" is registered twice");
+        }
+        return this;
+    }
+
+    /** The type called {@code name}, or null. */
+    public ServerProxyType get(String name) {
+        return types.get(name);
+    }
+
+    /** The names, in registration order. */
+    public List<String> names() {
+        return List.copyOf(types.keySet());
+    }
+
+    public Collection<ServerProxyType> all() {
+        return Collections.unmodifiableCollection(types.values());
+    }
+
+    /** What the server announces at login: the base capabilities and {@code proxy.NAME} per type. */
+    public List<String> capabilities() {
+        List<String> caps = new ArrayList<>(Capabilities.BASE);
+        for (String name : types.keySet()) {
+            caps.add(Capabilities.proxyType(name));
+        }
+        return caps;
+    }
+}

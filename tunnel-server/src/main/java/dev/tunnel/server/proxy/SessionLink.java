@@ -1,0 +1,46 @@
+package dev.tunnel.server.proxy;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+
+/**
+ * How public connections reach one client, whatever the transport mode: a stream on the
+ * session's mux connection ({@code transport.tcpMux = true}), or a pooled work connection of
+ * its own (pool mode). A proxy type hands each public connection here and never asks which mode
+ * the session is in. Either way the public connection's first bytes go out with the open,
+ * without waiting for the client, and every relayed socket gets the same options
+ * ({@code RelayedSockets}).
+ *
+ * <p>Threading: call on {@link #eventLoop()}. A public connection may end up on another loop
+ * (pool mode registers it on the loop of its work connection, so its pipe never crosses threads).
+ */
+public interface SessionLink {
+
+    /** The session's event loop: the one its control connection and listeners run on. */
+    EventLoop eventLoop();
+
+    /** The session's control connection (for log lines). */
+    Channel control();
+
+    /** Whether the session can still carry connections. */
+    boolean isActive();
+
+    /** Public connections this session carries now (streams in mux mode, pipes in pool mode). */
+    int openCount();
+
+    /**
+     * Carries {@code child}, a public connection just accepted and not yet registered (a
+     * listener's child, taken from the server channel's pipeline before the bootstrap registers
+     * it), for {@code proxy}: registers it where its relay runs, then relays it.
+     */
+    void accept(Channel child, ProxyRef proxy);
+
+    /**
+     * Carries {@code publicConn}, already registered on any loop with {@code AUTO_READ} off and
+     * nothing left in its pipeline, for {@code proxy}; {@code firstBytes} (may be null) are what
+     * the caller already read from it (a shared listener's HTTP head or TLS ClientHello), sent
+     * first. Takes ownership of {@code firstBytes}.
+     */
+    void carry(Channel publicConn, ByteBuf firstBytes, ProxyRef proxy);
+}

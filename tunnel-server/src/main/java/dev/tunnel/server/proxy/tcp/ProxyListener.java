@@ -1,0 +1,62 @@
+package dev.tunnel.server.proxy.tcp;
+
+import dev.tunnel.protocol.transport.Transports;
+import dev.tunnel.server.Listeners;
+import dev.tunnel.server.proxy.ProxyRef;
+import dev.tunnel.server.proxy.SessionLink;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import java.net.InetSocketAddress;
+
+/**
+ * The public port of one tcp proxy. Every accepted connection goes to the session's
+ * {@link SessionLink} before it is registered; the link registers it where its relay runs (mux:
+ * the session loop, as a new stream whose OPEN and first bytes go out at once; pool: the loop of
+ * the work connection it rides).
+ *
+ * <p>Threading: the listening socket lives on the session's event loop.
+ */
+final class ProxyListener {
+    private final ProxyRef proxy;
+    private final SessionLink link;
+    private Channel serverChannel;
+
+    ProxyListener(ProxyRef proxy, SessionLink link) {
+        this.proxy = proxy;
+        this.link = link;
+    }
+
+    ChannelFuture bind(String host, int port) {
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(link.eventLoop(), link.eventLoop())
+                .channel(Transports.serverChannel())
+                .option(ChannelOption.SO_BACKLOG, Listeners.BACKLOG)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .handler(new Acceptor())
+                .childHandler(new ChannelInboundHandlerAdapter()); // never reached: Acceptor takes every child
+        ChannelFuture future = bootstrap.bind(host, port);
+        serverChannel = future.channel();
+        return future;
+    }
+
+    /** On the listening socket's pipeline: hands each accepted socket to the link before the bootstrap sees it. */
+    private final class Acceptor extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            link.accept((Channel) msg, proxy);
+        }
+    }
+
+    int port() {
+        return ((InetSocketAddress) serverChannel.localAddress()).getPort();
+    }
+
+    /** Closes the public port; returns the close future, or null if it was never bound. */
+    ChannelFuture close() {
+        return serverChannel == null ? null : serverChannel.close();
+    }
+}

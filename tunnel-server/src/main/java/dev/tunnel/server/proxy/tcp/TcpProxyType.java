@@ -1,0 +1,41 @@
+package dev.tunnel.server.proxy.tcp;
+
+import dev.tunnel.protocol.ProtocolException;
+import dev.tunnel.server.proxy.ProxyRefusedException;
+import dev.tunnel.server.proxy.ProxyRequest;
+import dev.tunnel.server.proxy.ProxySession;
+import dev.tunnel.server.proxy.RunningProxy;
+import dev.tunnel.server.proxy.ServerProxyType;
+import io.netty.util.concurrent.Future;
+
+/**
+ * {@code type = "tcp"}: a public port of its own per proxy ({@code remotePort}; 0 or absent =
+ * the server picks one among {@code allowPorts}, or the OS does), every connection to it carried
+ * to the client. Options: {@code remotePort}.
+ */
+public final class TcpProxyType implements ServerProxyType {
+    public static final String NAME = "tcp";
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public Future<RunningProxy> start(ProxyRequest request, ProxySession session) {
+        int remotePort;
+        try {
+            remotePort = request.options().integer("remotePort", 0);
+        } catch (ProtocolException e) {
+            return failed(session, e.getMessage());
+        }
+        if (remotePort < 0 || remotePort > 65535) {
+            return failed(session, "remotePort: " + remotePort + " (expected: 0-65535)");
+        }
+        return new TcpProxy(request, session).start(remotePort);
+    }
+
+    private static Future<RunningProxy> failed(ProxySession session, String reason) {
+        return session.link().eventLoop().newFailedFuture(new ProxyRefusedException(reason));
+    }
+}
