@@ -8,6 +8,7 @@ import dev.tunnel.protocol.mux.StreamRelay;
 import dev.tunnel.protocol.relay.RelayedSockets;
 import dev.tunnel.server.proxy.ProxyRef;
 import dev.tunnel.server.proxy.SessionLink;
+import dev.tunnel.server.vhost.ProxyProtocolHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
@@ -112,16 +113,31 @@ final class MuxLink implements SessionLink {
         }
     }
 
-    /** Admits the connection and opens its stream; null when refused. */
+    /** Admits the connection and opens its stream with a relay; null when refused. */
     private StreamRelay open(Channel publicConn, ProxyRef proxy) {
+        MuxStream stream = openStream(publicConn, proxy);
+        return stream == null ? null : new StreamRelay(stream);
+    }
+
+    @Override
+    public boolean carriesStreams() {
+        return true;
+    }
+
+    @Override
+    public MuxStream openStream(Channel publicConn, ProxyRef proxy) {
         if (!isActive() || !limit.admit(mux.channel(), proxy.name(), publicConn, mux.streamCount())) {
             return null;
         }
         RelayedSockets.configure(publicConn.config());
         publicConns.add(publicConn);
         MuxStream stream = mux.openStream(proxy.id(), String.valueOf(publicConn.remoteAddress()));
+        if (proxy.proxyProtocol() != null) {
+            stream.write(ProxyProtocolHeader.encode(proxy.proxyProtocol(), publicConn.remoteAddress(),
+                    publicConn.localAddress()));
+        }
         log.debug("{} proxy [{}] public connection {} -> {}", mux.channel(), proxy.name(), publicConn.remoteAddress(),
                 stream);
-        return new StreamRelay(stream);
+        return stream;
     }
 }

@@ -1,5 +1,7 @@
 package dev.tunnel.client.proxy;
 
+import dev.tunnel.client.proxy.http.HttpClientType;
+import dev.tunnel.client.proxy.http.HttpsClientType;
 import dev.tunnel.client.proxy.tcp.TcpClientType;
 import dev.tunnel.protocol.Capabilities;
 import java.util.ArrayList;
@@ -20,7 +22,9 @@ public final class ClientProxyTypes {
     /** Every type this build supports. */
     public static ClientProxyTypes standard() {
         return new ClientProxyTypes()
-                .register(new TcpClientType());
+                .register(new TcpClientType())
+                .register(new HttpClientType())
+                .register(new HttpsClientType());
     }
 
     /** Adds {@code type}; a name registered twice is a programming error. */

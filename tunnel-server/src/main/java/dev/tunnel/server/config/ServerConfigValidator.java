@@ -7,7 +7,6 @@ import dev.tunnel.config.ValueChecks;
 import dev.tunnel.protocol.transport.Transports;
 import dev.tunnel.server.proxy.ServerProxyType;
 import dev.tunnel.server.proxy.ServerProxyTypes;
-import dev.tunnel.server.vhost.HostNames;
 
 import java.nio.file.Path;
 import java.util.HashSet;
@@ -56,7 +55,6 @@ final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
         for (int i = 0; i < cfg.allowPorts.size(); i++) {
             portRange("allowPorts[" + i + "]", cfg.allowPorts.get(i), checks);
         }
-        vhost(cfg, checks);
         checks.oneOf("log.level", cfg.log.level, LogSetup.LEVELS, List.of());
         checks.notBlank("log.to", cfg.log.to);
     }
@@ -81,35 +79,6 @@ final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
             checks.atLeast(key + ".maxPortsPerClient", u.maxPortsPerClient, -1);
             for (int j = 0; j < u.allowPorts.size(); j++) {
                 portRange(key + ".allowPorts[" + j + "]", u.allowPorts.get(j), checks);
-            }
-        }
-    }
-
-    private static void vhost(ServerConfig cfg, ValueChecks checks) {
-        checks.range("vhostHTTPPort", cfg.vhostHTTPPort, 0, 65535);
-        checks.range("vhostHTTPSPort", cfg.vhostHTTPSPort, 0, 65535);
-        if (cfg.vhostHTTPPort != 0) {
-            checks.check(cfg.vhostHTTPPort != cfg.bindPort, "vhostHTTPPort",
-                    cfg.vhostHTTPPort + " is also bindPort (expected: another port)");
-            checks.check(cfg.vhostHTTPPort != cfg.vhostHTTPSPort, "vhostHTTPSPort",
-                    cfg.vhostHTTPSPort + " is also vhostHTTPPort (expected: another port)");
-        }
-        if (cfg.vhostHTTPSPort != 0) {
-            checks.check(cfg.vhostHTTPSPort != cfg.bindPort, "vhostHTTPSPort",
-                    cfg.vhostHTTPSPort + " is also bindPort (expected: another port)");
-        }
-        checks.atLeast("vhostHTTPTimeout", cfg.vhostHTTPTimeout, 1);
-        if (cfg.subDomainHost != null && !cfg.subDomainHost.isEmpty()) {
-            String problem = cfg.subDomainHost.startsWith("*") ? "\"" + cfg.subDomainHost + "\" (expected a domain"
-                    + " without wildcard, such as example.com)" : HostNames.problem(cfg.subDomainHost);
-            checks.check(problem == null, "subDomainHost", problem);
-        }
-        checks.readableFile("custom404Page", cfg.custom404Page);
-        for (int i = 0; i < cfg.users.size(); i++) {
-            List<String> domains = cfg.users.get(i).allowDomains;
-            for (int j = 0; j < domains.size(); j++) {
-                String problem = HostNames.problem(domains.get(j));
-                checks.check(problem == null, "users[" + i + "].allowDomains[" + j + "]", problem);
             }
         }
     }

@@ -1,6 +1,7 @@
 package dev.tunnel.server.proxy;
 
 import dev.tunnel.protocol.Capabilities;
+import dev.tunnel.server.proxy.http.VhostProxyType;
 import dev.tunnel.server.proxy.tcp.TcpProxyType;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -22,7 +23,9 @@ public final class ServerProxyTypes {
     /** Every type this build supports. */
     public static ServerProxyTypes standard() {
         return new ServerProxyTypes()
-                .register(new TcpProxyType());
+                .register(new TcpProxyType())
+                .register(VhostProxyType.http())
+                .register(VhostProxyType.https());
     }
 
     /** Adds {@code type}; a name registered twice is a programming error. */

@@ -1,5 +1,6 @@
 package dev.tunnel.server.proxy;
 
+import dev.tunnel.protocol.mux.MuxStream;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
@@ -43,4 +44,19 @@ public interface SessionLink {
      * first. Takes ownership of {@code firstBytes}.
      */
     void carry(Channel publicConn, ByteBuf firstBytes, ProxyRef proxy);
+
+    /**
+     * Whether {@link #openStream} works: in mux mode a public connection can hold a stream that
+     * it uses on its own terms (the vhost's per-request routing); a pool-mode work connection is
+     * one raw pipe and cannot.
+     */
+    boolean carriesStreams();
+
+    /**
+     * Mux mode: admits {@code publicConn} (registered on {@link #eventLoop()}) against the
+     * session's limits and opens a stream to {@code proxy}'s local app for it, with the PROXY
+     * protocol header already written when the proxy asks for one. The caller sets the stream's
+     * handler. Null when refused (logged) or when {@link #carriesStreams()} is false.
+     */
+    MuxStream openStream(Channel publicConn, ProxyRef proxy);
 }

@@ -101,6 +101,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     public void channelActive(ChannelHandlerContext ctx) {
         awaitHead();
         ctx.fireChannelActive();
+        readIfWanted(); // AUTO_READ is off: the first read is ours to ask for
     }
 
     // ---- public side ----

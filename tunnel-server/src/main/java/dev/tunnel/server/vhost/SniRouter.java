@@ -1,18 +1,14 @@
 package dev.tunnel.server.vhost;
 
-import dev.tunnel.protocol.TunnelPipeline;
-import dev.tunnel.protocol.mux.MuxStream;
-import dev.tunnel.protocol.mux.StreamRelay;
 import dev.tunnel.server.vhost.RouteTable.Entry;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelPipeline;
 import io.netty.handler.ssl.AbstractSniHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
-import java.util.ArrayDeque;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,13 +17,16 @@ import org.slf4j.LoggerFactory;
  * without terminating TLS: the certificate and key stay with the local app. Netty's
  * {@link AbstractSniHandler} reads the ClientHello, however it is split over TCP segments or TLS
  * records (at most {@link VhostSettings#MAX_CLIENT_HELLO} bytes, within the head timeout), and
- * keeps every byte; once routed, the connection moves to the proxy's loop and a
- * {@link StreamRelay} carries those bytes and everything after them, untouched.
+ * keeps every byte; once routed, {@link VhostTarget#carry} takes the connection with those bytes
+ * (to a stream in mux mode, a work connection in pool mode) and relays them and everything
+ * after them untouched.
  *
  * <p>A ClientHello without SNI, for a name no proxy serves, or input that is not TLS is closed
  * after a log line (once per burst).
  *
- * <p>Threading: runs on the connection's loop until routed; the relay runs on the proxy's.
+ * <p>Threading: runs on the connection's loop until routed. No read is pending when the
+ * connection is handed on (the ClientHello reader asks for more only while it lacks bytes), so
+ * nothing arrives between the hand-off and the relay.
  */
 public final class SniRouter extends AbstractSniHandler<Entry<VhostTarget>> {
     private static final Logger log = LoggerFactory.getLogger(SniRouter.class);
@@ -69,10 +68,19 @@ public final class SniRouter extends AbstractSniHandler<Entry<VhostTarget>> {
             return;
         }
         Channel ch = ctx.channel();
-        Holder holder = new Holder();
-        ctx.pipeline().replace(this, "held", holder); // the ClientHello bytes move on into the holder
-        VhostTarget target = found.target();
-        ChannelMover.moveTo(ch, target.eventLoop(), () -> holder.start(ch, found));
+        Holder holder = new Holder(ch.alloc().compositeBuffer());
+        // The bytes read so far (ClientHello and all) reach the holder once this handler has
+        // left, right after this call returns; the task below runs after that.
+        ctx.pipeline().replace(this, "sniBytes", holder);
+        ch.eventLoop().execute(() -> {
+            ch.pipeline().remove(holder);
+            if (!ch.isActive()) {
+                holder.bytes.release();
+                return;
+            }
+            log.debug("{} TLS for [{}] -> proxy [{}]", ch, found.domain(), found.owner());
+            found.target().carry(ch, holder.bytes);
+        });
     }
 
     @Override
@@ -88,55 +96,20 @@ public final class SniRouter extends AbstractSniHandler<Entry<VhostTarget>> {
         ctx.close();
     }
 
-    /** Keeps the bytes read so far until the stream is open, then gives them to the relay. */
+    /** Keeps the bytes read before the connection was routed. */
     private static final class Holder extends ChannelInboundHandlerAdapter {
-        private final ArrayDeque<ByteBuf> held = new ArrayDeque<>(2);
-        private boolean inactive;
+        final CompositeByteBuf bytes;
+
+        Holder(CompositeByteBuf bytes) {
+            this.bytes = bytes;
+        }
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             if (msg instanceof ByteBuf buf) {
-                held.add(buf);
+                bytes.addComponent(true, buf);
             } else {
                 ReferenceCountUtil.release(msg);
-            }
-        }
-
-        @Override
-        public void channelInactive(ChannelHandlerContext ctx) {
-            inactive = true;
-            release();
-            ctx.fireChannelInactive();
-        }
-
-        void start(Channel ch, Entry<VhostTarget> found) {
-            if (inactive || !ch.isActive()) {
-                release();
-                ch.close();
-                return;
-            }
-            MuxStream stream = found.target().openStream(ch);
-            if (stream == null) {
-                log.debug("{} proxy [{}] could not open a stream; closing", ch, found.owner());
-                release();
-                ch.close();
-                return;
-            }
-            log.debug("{} TLS for [{}] -> proxy [{}] {}", ch, found.domain(), found.owner(), stream);
-            ChannelPipeline p = ch.pipeline();
-            p.replace(this, TunnelPipeline.RELAY, new StreamRelay(stream));
-            p.fireChannelActive(); // the relay starts as on a new connection
-            ByteBuf buf;
-            while ((buf = held.poll()) != null) {
-                p.fireChannelRead(buf);
-            }
-            p.fireChannelReadComplete();
-        }
-
-        private void release() {
-            ByteBuf buf;
-            while ((buf = held.poll()) != null) {
-                buf.release();
             }
         }
     }

@@ -1,6 +1,7 @@
 package dev.tunnel.server.vhost;
 
 import dev.tunnel.protocol.mux.MuxStream;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 
@@ -10,7 +11,7 @@ import io.netty.channel.EventLoop;
  *
  * <p>Threading: {@link #openStream} runs on {@link #eventLoop()}, the loop of the proxy's
  * session; a public connection is moved there before it uses one of the proxy's streams
- * ({@link ChannelMover}).
+ * ({@link ChannelMover}). {@link #carry} may be called on the connection's own loop.
  */
 public interface VhostTarget {
 
@@ -27,4 +28,11 @@ public interface VhostTarget {
      * logged by the target).
      */
     MuxStream openStream(Channel publicChannel);
+
+    /**
+     * Carries {@code publicConn} as raw bytes to the local app (an https proxy routed by SNI):
+     * registered on any loop with {@code AUTO_READ} off and nothing left in its pipeline;
+     * {@code firstBytes} (ownership passes) are what was read from it already, sent first.
+     */
+    void carry(Channel publicConn, ByteBuf firstBytes);
 }

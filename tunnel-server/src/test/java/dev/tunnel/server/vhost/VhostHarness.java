@@ -6,6 +6,7 @@ import dev.tunnel.protocol.mux.MuxSession;
 import dev.tunnel.protocol.mux.MuxSettings;
 import dev.tunnel.protocol.mux.MuxStream;
 import dev.tunnel.protocol.mux.StreamHandler;
+import dev.tunnel.protocol.mux.StreamRelay;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -68,6 +69,13 @@ final class VhostHarness implements AutoCloseable {
             @Override
             public MuxStream openStream(Channel publicChannel) {
                 return server.openStream(proxyId, String.valueOf(publicChannel.remoteAddress()));
+            }
+
+            @Override
+            public void carry(Channel publicConn, ByteBuf firstBytes) { // as the mux link does
+                publicConn.pipeline().addLast(new StreamRelay(openStream(publicConn)));
+                publicConn.pipeline().fireChannelActive();
+                publicConn.pipeline().fireChannelRead(firstBytes).fireChannelReadComplete();
             }
         };
     }

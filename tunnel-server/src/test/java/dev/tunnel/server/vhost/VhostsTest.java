@@ -31,6 +31,11 @@ class VhostsTest {
             public MuxStream openStream(Channel publicChannel) {
                 return null;
             }
+
+            @Override
+            public void carry(Channel publicConn, io.netty.buffer.ByteBuf firstBytes) {
+                firstBytes.release();
+            }
         };
     }
 

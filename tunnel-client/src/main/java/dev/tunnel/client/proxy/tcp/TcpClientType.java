@@ -3,13 +3,16 @@ package dev.tunnel.client.proxy.tcp;
 import dev.tunnel.client.config.ProxyConfig;
 import dev.tunnel.client.proxy.ClientProxyType;
 import dev.tunnel.client.proxy.LocalDialer;
+import dev.tunnel.client.proxy.http.VhostKeys;
 import dev.tunnel.config.ValueChecks;
 import dev.tunnel.protocol.Options;
 import java.net.InetSocketAddress;
+import java.util.List;
 
 /**
  * {@code type = "tcp"}: the server opens {@code remotePort} (0 = it picks) and each connection to
- * it becomes a TCP connection to the local app. Reads {@code remotePort}.
+ * it becomes a TCP connection to the local app. Reads {@code remotePort} and
+ * {@code transport.proxyProtocolVersion}.
  */
 public final class TcpClientType implements ClientProxyType {
     public static final String NAME = "tcp";
@@ -22,11 +25,15 @@ public final class TcpClientType implements ClientProxyType {
     @Override
     public void validate(ProxyConfig proxy, String key, ValueChecks checks) {
         checks.range(key + ".remotePort", proxy.remotePort, 0, 65535);
+        checks.oneOf(key + ".transport.proxyProtocolVersion", proxy.transport.proxyProtocolVersion,
+                List.of("", "v1", "v2"), List.of());
+        VhostKeys.refuseOnOtherTypes(proxy, key, checks);
     }
 
     @Override
     public Options options(ProxyConfig proxy) {
-        return Options.builder().put("remotePort", proxy.remotePort).build();
+        return Options.builder().put("remotePort", proxy.remotePort)
+                .put("transport.proxyProtocolVersion", proxy.transport.proxyProtocolVersion).build();
     }
 
     @Override

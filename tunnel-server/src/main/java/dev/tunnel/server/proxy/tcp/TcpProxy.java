@@ -8,6 +8,7 @@ import dev.tunnel.server.proxy.ProxySession;
 import dev.tunnel.server.proxy.PublicPorts;
 import dev.tunnel.server.proxy.RunningProxy;
 import io.netty.channel.ChannelFuture;
+import io.netty.handler.codec.haproxy.HAProxyProtocolVersion;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import java.util.concurrent.ThreadLocalRandom;
@@ -26,6 +27,7 @@ final class TcpProxy implements RunningProxy {
 
     private final ProxyRequest request;
     private final ProxySession session;
+    private final HAProxyProtocolVersion proxyProtocol;
     private final PublicPorts ports;
     private final Promise<RunningProxy> started;
     private ProxyListener listener;
@@ -33,7 +35,9 @@ final class TcpProxy implements RunningProxy {
     private int port;
     private boolean closed;
 
-    TcpProxy(ProxyRequest request, ProxySession session) {
+    /** @param proxyProtocol {@code transport.proxyProtocolVersion}, null = none */
+    TcpProxy(ProxyRequest request, ProxySession session, HAProxyProtocolVersion proxyProtocol) {
+        this.proxyProtocol = proxyProtocol;
         this.request = request;
         this.session = session;
         this.ports = session.ports();
@@ -75,7 +79,7 @@ final class TcpProxy implements RunningProxy {
     }
 
     private void bind(int wanted, Runnable onInUse) {
-        ProxyListener bound = new ProxyListener(new ProxyRef(request.id(), request.qualifiedName()), session.link());
+        ProxyListener bound = new ProxyListener(new ProxyRef(request.id(), request.qualifiedName(), proxyProtocol), session.link());
         String host = ports.bindAddr();
         ChannelFuture binding = bound.bind(host, wanted);
         binding.addListener(f -> session.link().eventLoop().execute(() -> {
