@@ -7,7 +7,7 @@
 # Installs what it needs (Debian packages: curl chromium nodejs openssl), builds the jars if missing.
 # Prints one line per check and exits non-zero if one fails.
 #
-# Listens on 127.0.0.1:18740-18759 only; everything it starts is stopped on exit.
+# Listens on 127.0.0.1:19440-19459 only; everything it starts is stopped on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -27,7 +27,10 @@ cleanup() {
   [ "${KEEP_WORK:-0}" = 1 ] && echo "work dir kept: $WORK" >&2 || rm -rf "$WORK"
 }
 trap cleanup EXIT INT TERM
-TUNNEL=18740; HTTP=18741; HTTPS=18742; APP=18750; TLSAPP=18751
+TUNNEL=19440; HTTP=19441; HTTPS=19442; APP=19450; TLSAPP=19451
+for port in $TUNNEL $HTTP $HTTPS $APP $TLSAPP; do # never measure (or talk to) someone else's service
+  if (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then echo "port $port is in use; stop what runs there first" >&2; exit 1; fi
+done
 FAILED=0
 check() { # check NAME COMMAND...
   if "${@:2}"; then echo "ok    $1"; else echo "FAIL  $1"; FAILED=1; fi

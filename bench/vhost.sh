@@ -12,7 +12,7 @@
 #   options (env): ROUNDS=3 D=5 (wrk seconds) SIZE_MB=1024 TESTS="ka close down up" KEEP_WORK=1
 #                  JAVA_OPTS="..." (both tunnel processes)
 #
-# Listens on 127.0.0.1:18700-18729 only; everything it starts is stopped on exit.
+# Listens on 127.0.0.1:19400-19429 only; everything it starts is stopped on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -32,7 +32,10 @@ for tool in wrk curl nginx python3 sha256sum; do
   command -v $tool > /dev/null || { echo "needs $tool (apt-get install wrk curl nginx python3)" >&2; exit 1; }
 done
 
-APP=18700; SINK=18701; TUNNEL=18710; VHOST=18711; TCP=18712; TCPSINK=18713; FRONT=18720
+APP=19400; SINK=19401; TUNNEL=19410; VHOST=19411; TCP=19412; TCPSINK=19413; FRONT=19420
+for port in $APP $SINK $TUNNEL $VHOST $TCP $TCPSINK $FRONT; do # never measure (or talk to) someone else's service
+  if (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then echo "port $port is in use; stop what runs there first" >&2; exit 1; fi
+done
 head -c $((SIZE_MB * 1024 * 1024)) /dev/urandom > "$WORK/blob"
 SUM=$(sha256sum "$WORK/blob" | cut -d' ' -f1)
 
