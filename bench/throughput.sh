@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Throughput of the tunnel against a direct loopback connection, measured side by side in one
-# run: iperf3 with 1 and 8 streams (TLS on and off) and wrk new-connection req/s (Connection:
-# close), each as a ratio to direct. Rounds are interleaved so that load from other work on the
+# run: iperf3 with 1 and 8 streams (TLS on and off), wrk new-connection req/s (Connection:
+# close) and, with TESTS including "keep", wrk keep-alive req/s, each as a ratio to direct.
+# Rounds are interleaved so that load from other work on the
 # machine hits every column alike; the medians of the rounds are printed at the end.
 #
 #   bench/throughput.sh                         this tree's jars (mvn -B -q -DskipTests package)
@@ -10,12 +11,13 @@
 #                                               holding tunnel-server.jar and tunnel-client.jar, or
 #                                               "." for this tree's target/ jars
 #                                               OPTS_<name>="-D..." adds JVM options to one build's tunnels
-#   options (env): ROUNDS=3 T=5 (iperf3 seconds) D=5 (wrk seconds) TESTS="i1 i8 i1p close"
+#   options (env): ROUNDS=3 T=5 (iperf3 seconds) D=5 (wrk seconds) TESTS="i1 i8 i1p close" (also: keep)
 #                  JAVA_OPTS="..." (both tunnel processes) KEEP_WORK=1
 #                  RATE=800M: iperf3 at a fixed rate (-b, per stream), so every build moves the same
 #                  bytes and the *-cpu rows compare CPU per GB without the throughput differing
 #
-# Listens on 127.0.0.1:18600-18699 only; everything it starts is stopped on exit.
+# Listens on 127.0.0.1:18600-18699 only (PORT_BASE=28600 moves the range, e.g. to run beside
+# another run); everything it starts is stopped on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -36,7 +38,8 @@ jar() { # jar VARIANT_DIR server|client
   if [ "$1" = . ]; then echo "$ROOT/tunnel-$2/target/tunnel-$2.jar"; else echo "$1/tunnel-$2.jar"; fi
 }
 
-NGINX=18600; IPERF=18601
+PORT_BASE=${PORT_BASE:-18600}
+NGINX=$PORT_BASE; IPERF=$((PORT_BASE + 1))
 nginx_conf "$WORK" $NGINX > "$WORK/nginx.conf"
 nginx -c "$WORK/nginx.conf" -g 'daemon off;' > "$WORK/nginx.log" 2>&1 & PIDS+=($!)
 iperf3 -s -B 127.0.0.1 -p $IPERF > "$WORK/iperf.log" 2>&1 & PIDS+=($!)
@@ -46,7 +49,7 @@ wait_port $NGINX && wait_port $IPERF || { echo "backends did not start" >&2; exi
 COLUMNS=(direct)
 declare -A WEB IPP
 WEB[direct]=$NGINX; IPP[direct]=$IPERF
-base=18610
+base=$((PORT_BASE + 10))
 for v in $VARIANTS; do
   name=${v%%=*}; dir=${v#*=}; opts_var=OPTS_$name; opts="${JAVA_OPTS:-} ${!opts_var:-}"
   for tls in true false; do
@@ -78,6 +81,8 @@ ticks() {
   echo $t
 }
 iperf_mbit() { iperf3 -c 127.0.0.1 -p "$1" -P "$2" -t "$T" ${RATE:+-b $RATE} -f m 2>&1 | awk '/receiver/ {v=$(NF-2)} END {print v+0}'; }
+wrk_keep() { wrk -t1 -c50 -d"${D}s" --timeout 10s "http://127.0.0.1:$1/ping" 2>&1 \
+    | awk '/Requests\/sec/ {printf "%.0f", $2}'; }
 wrk_close() { wrk -t1 -c50 -d"${D}s" --timeout 10s -H "Connection: close" "http://127.0.0.1:$1/ping" 2>&1 \
     | awk '/Requests\/sec/ {printf "%.0f", $2}'; }
 
@@ -98,12 +103,13 @@ for r in $(seq 1 "$ROUNDS"); do
         i8) [[ $col == *-plain ]] && continue; v=$(iperf_mbit "${IPP[$col]}" 8) ;;
         i1p) [[ $col == *-tls ]] && continue; v=$(iperf_mbit "${IPP[$col]}" 1) ;;
         close) [[ $col == *-plain ]] && continue; v=$(wrk_close "${WEB[$col]}") ;;
+        keep) [[ $col == *-plain ]] && continue; v=$(wrk_keep "${WEB[$col]}") ;;
       esac
       echo "$r $test $col ${v:-0}" >> "$RES"
       # Tunnel CPU per unit of work: ms per GB for iperf3, ms per 1,000 requests for wrk.
       cpu=$(awk -v a=$t0 -v b=$(ticks $col) -v v=${v:-0} -v t=$T -v d=$D -v k=$test -v hz=$(getconf CLK_TCK) 'BEGIN {
         ms = (b - a) * 1000 / hz; if (v <= 0) { print 0; exit }
-        if (k == "close") printf "%.0f", ms / (v * d / 1000); else printf "%.0f", ms / (v * t / 8000) }')
+        if (k == "close" || k == "keep") printf "%.0f", ms / (v * d / 1000); else printf "%.0f", ms / (v * t / 8000) }')
       [ $col != direct ] && echo "$r $test-cpu $col $cpu" >> "$RES"
       log "round $r $test $col ${v:-0} (tunnel cpu $cpu)"
     done

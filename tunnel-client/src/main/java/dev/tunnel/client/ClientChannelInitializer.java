@@ -8,7 +8,6 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.SocketChannel;
-import java.util.Map;
 import java.util.function.Function;
 
 /**
@@ -22,7 +21,7 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final MuxSettings muxSettings;
     private final int heartbeatInterval;
     private final int heartbeatTimeout;
-    private final Map<Integer, ProxyTarget> proxies;
+    private final ProxyManager proxies;
     private final SessionListener listener;
     private final ChannelGroup localConns;
     private final ClientWorkConn.Settings workConns;
@@ -30,7 +29,7 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
     /** @param workConns how to open work connections in pool mode; null in mux mode */
     ClientChannelInitializer(Function<SocketChannel, io.netty.handler.ssl.SslHandler> tls, ClientIdentity identity,
                              ClientCredentials credentials, MuxSettings muxSettings, int heartbeatInterval, int heartbeatTimeout,
-                             Map<Integer, ProxyTarget> proxies, SessionListener listener, ChannelGroup localConns,
+                             ProxyManager proxies, SessionListener listener, ChannelGroup localConns,
                              ClientWorkConn.Settings workConns) {
         this.localConns = localConns;
         this.workConns = workConns;
@@ -56,7 +55,7 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
         if (workConns != null) {
             p.addLast(TunnelPipeline.WORK_CONNS, new WorkConnector(workConns, proxies, localConns));
         }
-        p.addLast(TunnelPipeline.CONTROL, new ClientControlHandler(identity, credentials, mux, heartbeat, proxies.values(), listener,
+        p.addLast(TunnelPipeline.CONTROL, new ClientControlHandler(identity, credentials, mux, heartbeat, proxies, listener,
                 tls != null));
     }
 }

@@ -21,7 +21,6 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.channels.ClosedChannelException;
-import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import javax.net.ssl.SSLException;
@@ -41,7 +40,7 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
     private final LoginExchange exchange;
     private final MuxSession mux;
     private final Heartbeat heartbeat;
-    private final Collection<ProxyTarget> proxies;
+    private final ProxyManager proxies;
     private final SessionListener listener;
     private final boolean tls;
     private boolean prefaceSeen;
@@ -52,7 +51,7 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
     private String serverVersion = "";
 
     ClientControlHandler(ClientIdentity identity, ClientCredentials credentials, MuxSession mux, Heartbeat heartbeat,
-                         Collection<ProxyTarget> proxies, SessionListener listener, boolean tls) {
+                         ProxyManager proxies, SessionListener listener, boolean tls) {
         this.identity = identity;
         this.exchange = new LoginExchange(credentials);
         this.mux = mux;
@@ -81,8 +80,8 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         ctx.write(new ControlFrame(login));
-        for (ProxyTarget proxy : proxies) {
-            ctx.write(new ControlFrame(new NewProxy(proxy.id(), proxy.name(), proxy.type(), proxy.options())));
+        for (NewProxy registration : proxies.beginSession(ctx.channel())) {
+            ctx.write(new ControlFrame(registration));
         }
         ctx.flush();
     }
@@ -164,9 +163,10 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
         if (result.ok()) {
             return result;
         }
-        for (ProxyTarget proxy : proxies) {
+        ProxyTarget proxy = proxies.get(result.proxyId());
+        if (proxy != null) {
             String needed = Capabilities.proxyType(proxy.type());
-            if (proxy.id() == result.proxyId() && !serverCapabilities.contains(needed)) {
+            if (!serverCapabilities.contains(needed)) {
                 return new NewProxyResult(result.proxyId(), result.name(), 0, result.error() + " (server "
                         + serverVersion + " lacks capability " + needed + " that client " + identity.version()
                         + " uses; upgrade the server)", result.details());
@@ -177,6 +177,7 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        proxies.sessionEnded(ctx.channel());
         String reason = failure;
         if (reason == null && !prefaceSeen) {
             reason = closedBeforeAnswering("");

@@ -33,14 +33,14 @@ final class LocalConnector implements StreamAcceptor {
     /** Local connections started per event-loop turn: a few milliseconds of connect work at most. */
     static final int CONNECTS_PER_TURN = 64;
 
-    private final Map<Integer, ProxyTarget> proxies;
+    private final ProxyManager proxies;
     private final Map<Integer, BurstLog> failures = new HashMap<>();
     private final EventLoop eventLoop;
     private final ChannelGroup localConns;
     private final PacedStarts starts;
 
     /** @param localConns every local connection joins it (the shutdown drain waits on it) */
-    LocalConnector(Map<Integer, ProxyTarget> proxies, EventLoop eventLoop, ChannelGroup localConns) {
+    LocalConnector(ProxyManager proxies, EventLoop eventLoop, ChannelGroup localConns) {
         this.proxies = proxies;
         this.eventLoop = eventLoop;
         this.localConns = localConns;
@@ -55,7 +55,7 @@ final class LocalConnector implements StreamAcceptor {
             stream.reset(ResetCode.REFUSED);
             return;
         }
-        StreamRelay relay = new StreamRelay(stream);
+        StreamRelay relay = new StreamRelay(stream, proxy.traffic());
         starts.submit(() -> connect(relay, proxy, proxyId, source), () -> !stream.isClosed());
     }
 
@@ -69,5 +69,6 @@ final class LocalConnector implements StreamAcceptor {
             }
         });
         localConns.add(connecting.channel());
+        proxy.traffic().track(connecting.channel());
     }
 }

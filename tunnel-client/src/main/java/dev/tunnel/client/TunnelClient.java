@@ -2,14 +2,13 @@ package dev.tunnel.client;
 
 import dev.tunnel.client.config.ClientConfig;
 import dev.tunnel.client.config.ProxyConfig;
-import dev.tunnel.client.plugin.StaticFileServer;
-import dev.tunnel.client.proxy.ClientProxyType;
 import dev.tunnel.client.proxy.ClientProxyTypes;
 import dev.tunnel.protocol.ControlFrame;
 import dev.tunnel.protocol.ControlMessage.Goodbye;
 import dev.tunnel.protocol.ControlMessage.LoginResult;
 import dev.tunnel.protocol.ControlMessage.NewProxyResult;
 import dev.tunnel.protocol.auth.ChannelBinding;
+import dev.tunnel.protocol.relay.TrafficCounter;
 import dev.tunnel.protocol.mux.MuxSession;
 import dev.tunnel.protocol.mux.MuxSettings;
 import dev.tunnel.tls.TlsContexts;
@@ -31,10 +30,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -77,10 +72,10 @@ public final class TunnelClient implements AutoCloseable {
     }
 
     private final ClientConfig config;
+    private final ClientProxyTypes types;
     private final EventLoopGroup group;
     private final SslContext ssl;
-    private final Map<Integer, ProxyTarget> proxies;
-    private final List<StaticFileServer> plugins;
+    private final ProxyManager proxies;
     private final ClientIdentity identity;
     private final ClientCredentials credentials;
     private final CompletableFuture<Void> firstLogin = new CompletableFuture<>();
@@ -93,15 +88,15 @@ public final class TunnelClient implements AutoCloseable {
     private int attempts;
     private boolean slowRetry;
 
-    private TunnelClient(ClientConfig config, EventLoopGroup group, SslContext ssl, Map<Integer, ProxyTarget> proxies,
-                         List<StaticFileServer> plugins, List<String> capabilities) {
+    private TunnelClient(ClientConfig config, ClientProxyTypes types, EventLoopGroup group, SslContext ssl,
+                         ProxyManager proxies) {
         this.config = config;
+        this.types = types;
         this.group = group;
         this.ssl = ssl;
         this.proxies = proxies;
-        this.plugins = plugins;
         this.identity = new ClientIdentity(Version.get(), hostname(), UUID.randomUUID().toString(), config.auth.token,
-                config.transport.tcpMux, config.transport.poolCount, capabilities);
+                config.transport.tcpMux, config.transport.poolCount, types.capabilities());
         String pin = config.transport.tls.serverFingerprint;
         this.credentials = new ClientCredentials(config.user, config.auth.token,
                 pin == null || pin.isEmpty() ? null : ChannelBinding.parse(pin));
@@ -123,38 +118,20 @@ public final class TunnelClient implements AutoCloseable {
                 tls.trustedCaFile != null && !tls.trustedCaFile.isEmpty())
                 : null;
         EventLoopGroup group = Transports.newGroup(config.transport.eventLoopThreads, "tunnel-client");
-        List<StaticFileServer> plugins = new ArrayList<>();
+        ProxyManager proxies = new ProxyManager(types, group);
         try {
-            Map<Integer, ProxyTarget> proxies = new LinkedHashMap<>();
-            int id = 1;
             for (ProxyConfig p : config.proxies) {
-                InetSocketAddress local;
-                if (p.plugin != null) {
-                    StaticFileServer plugin = StaticFileServer.start(group, Transports.serverChannel(),
-                            Path.of(p.plugin.localPath), p.plugin.stripPrefix, p.plugin.httpUser, p.plugin.httpPassword);
-                    plugins.add(plugin);
-                    local = plugin.localAddress();
-                } else {
-                    local = new InetSocketAddress(p.localIP, p.localPort);
-                }
-                ClientProxyType type = types.get(p.type);
-                if (type == null) {
-                    throw new IllegalArgumentException("proxy [" + p.name + "]: type \"" + p.type
-                            + "\" is not supported (supported: " + String.join(", ", types.names()) + ")");
-                }
-                proxies.put(id, new ProxyTarget(id, p.name, p.type, type.options(p), type.dialer(p, local)));
-                id++;
+                proxies.add(p);
             }
             if (ssl == null) {
                 log.warn("transport.tls.enable = false: the login cannot be bound to a server certificate, so a man in"
                         + " the middle could take this session; use TLS");
             }
-            TunnelClient client = new TunnelClient(config, group, ssl, Collections.unmodifiableMap(proxies), plugins,
-                    types.capabilities());
+            TunnelClient client = new TunnelClient(config, types, group, ssl, proxies);
             client.connect();
             return client;
         } catch (Exception e) {
-            plugins.forEach(StaticFileServer::close);
+            proxies.close();
             group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
             throw e;
         }
@@ -163,6 +140,47 @@ public final class TunnelClient implements AutoCloseable {
     /** Completes when the first login succeeds; exceptionally when it fails and loginFailExit is set. */
     public CompletableFuture<Void> firstLogin() {
         return firstLogin;
+    }
+
+    /**
+     * Adds a proxy on the running client: it is registered on the live session at once ({@code
+     * NEW_PROXY}), or at the next login. Its status appears once the server answers.
+     *
+     * @throws dev.tunnel.config.ConfigException if the entry is invalid (every problem, as {@code verify} lists them)
+     * @throws IllegalArgumentException if a proxy of that name exists
+     */
+    public void addProxy(ProxyConfig proxy) throws Exception {
+        ClientConfig.checkProxy(proxy, types);
+        proxies.add(proxy);
+    }
+
+    /**
+     * Changes proxy {@code proxy.name} on the running client: the server closes the old one (its
+     * public side and connections) and starts this one, under the same proxy id.
+     *
+     * @throws dev.tunnel.config.ConfigException if the entry is invalid
+     * @throws IllegalArgumentException if there is no proxy of that name
+     */
+    public void updateProxy(ProxyConfig proxy) throws Exception {
+        ClientConfig.checkProxy(proxy, types);
+        status.remove(proxy.name);
+        proxies.update(proxy);
+    }
+
+    /**
+     * Removes proxy {@code name} from the running client: the server closes its public side and
+     * the connections it carries ({@code CLOSE_PROXY}). False if there is no such proxy.
+     */
+    public boolean removeProxy(String name) {
+        boolean removed = proxies.remove(name);
+        status.remove(name);
+        return removed;
+    }
+
+    /** The traffic of proxy {@code name} on this side (bytes read from and written to its local app), if it exists. */
+    public Optional<TrafficCounter.Snapshot> traffic(String name) {
+        ProxyTarget proxy = proxies.byName(name);
+        return proxy == null ? Optional.empty() : Optional.of(proxy.traffic().snapshot());
     }
 
     /** The latest registration outcome of proxy {@code name}, if the server has answered. */
@@ -297,7 +315,7 @@ public final class TunnelClient implements AutoCloseable {
             // The last streams' FINs may still be queued on the loop (see LastWrites).
             LastWrites.flushThenClose(ch, LastWrites.TIMEOUT_MILLIS).awaitUninterruptibly(LastWrites.TIMEOUT_MILLIS + 1000);
         }
-        plugins.forEach(StaticFileServer::close);
+        proxies.close();
         // A quiet period, not 0: a connection registered while the loops stop (a work or local
         // connection still being set up) is closed by the next turn instead of outliving its loop.
         // Bounded: a failure in the stop path (seen: a jar replaced under a running process, so
@@ -336,6 +354,10 @@ public final class TunnelClient implements AutoCloseable {
 
         @Override
         public void proxyResult(NewProxyResult result) {
+            ProxyTarget proxy = proxies.get(result.proxyId());
+            if (proxy == null || !proxy.name().equals(result.name())) {
+                return; // the answer for a proxy removed meanwhile
+            }
             status.put(result.name(), new ProxyStatus(result.remotePort(), result.error()));
             if (result.ok()) {
                 log.info("proxy [{}] started: public port {} on the server", result.name(), result.remotePort());

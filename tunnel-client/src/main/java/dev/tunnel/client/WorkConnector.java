@@ -47,7 +47,7 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
     static final int MAX_PER_REQUEST = 100;
 
     private final ClientWorkConn.Settings settings;
-    private final Map<Integer, ProxyTarget> proxies;
+    private final ProxyManager proxies;
     private final ChannelGroup localConns;
     private final Map<Integer, BurstLog> failures = new ConcurrentHashMap<>();
     private final Set<Channel> idle = ConcurrentHashMap.newKeySet();
@@ -56,7 +56,7 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
     private String sessionId;
     private ChannelBinding loginBinding;
 
-    WorkConnector(ClientWorkConn.Settings settings, Map<Integer, ProxyTarget> proxies, ChannelGroup localConns) {
+    WorkConnector(ClientWorkConn.Settings settings, ProxyManager proxies, ChannelGroup localConns) {
         this.settings = settings;
         this.proxies = proxies;
         this.localConns = localConns;
@@ -145,7 +145,7 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
         ChannelInitializer<SocketChannel> attach = new ChannelInitializer<>() {
             @Override
             protected void initChannel(SocketChannel ch) {
-                localEnd[0] = PipeRelay.attach(ch);
+                localEnd[0] = PipeRelay.attach(ch).counted(proxy.traffic());
             }
         };
         Channel local = proxy.dialer().connect(work.eventLoop(), attach).addListener(f -> {
@@ -159,5 +159,6 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
             }
         }).channel();
         localConns.add(local);
+        proxy.traffic().track(local);
     }
 }

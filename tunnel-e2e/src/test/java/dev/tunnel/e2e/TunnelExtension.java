@@ -6,8 +6,10 @@ import dev.tunnel.bench.LinkEmulator;
 import dev.tunnel.client.TunnelClient;
 import dev.tunnel.client.config.ClientConfig;
 import dev.tunnel.client.config.ProxyConfig;
+import dev.tunnel.client.proxy.ClientProxyTypes;
 import dev.tunnel.server.TunnelServer;
 import dev.tunnel.server.config.ServerConfig;
+import dev.tunnel.server.proxy.ServerProxyTypes;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -116,9 +118,19 @@ final class TunnelExtension implements BeforeEachCallback, AfterTestExecutionCal
         return closeAfterTest(TunnelServer.start(config));
     }
 
+    /** Starts a server carrying the proxy types of {@code types}. */
+    TunnelServer startServer(ServerConfig config, ServerProxyTypes types) throws Exception {
+        return closeAfterTest(TunnelServer.start(config, types));
+    }
+
     /** Starts a client; does not wait for its login (see {@link TunnelClient#firstLogin()}). */
     TunnelClient startClient(ClientConfig config) throws Exception {
         return closeAfterTest(TunnelClient.start(config));
+    }
+
+    /** Starts a client running the proxy types of {@code types}; does not wait for its login. */
+    TunnelClient startClient(ClientConfig config, ClientProxyTypes types) throws Exception {
+        return closeAfterTest(TunnelClient.start(config, types));
     }
 
     /**

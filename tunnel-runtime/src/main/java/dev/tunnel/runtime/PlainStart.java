@@ -5,7 +5,7 @@ import java.nio.file.Path;
 /**
  * The command line a service starts with, {@code -c FILE}, run without picocli: its ~170
  * classes would otherwise stay loaded for the life of the process (about 1.5 MB of the resident
- * memory README "Running on a 1 GB VPS" counts). Every other command line goes through picocli.
+ * memory docs/performance.md "Memory on a 1 GB VPS" counts). Every other command line goes through picocli.
  */
 public final class PlainStart {
     private PlainStart() {

@@ -6,6 +6,7 @@ import dev.tunnel.protocol.ControlMessage.NewProxyResult;
 import dev.tunnel.protocol.Options;
 import dev.tunnel.protocol.mux.MuxSession;
 import dev.tunnel.protocol.transport.LastWrites;
+import dev.tunnel.server.proxy.ProxyRef;
 import dev.tunnel.server.proxy.ProxyRefusedException;
 import dev.tunnel.server.proxy.ProxyRequest;
 import dev.tunnel.server.proxy.ProxySession;
@@ -17,10 +18,12 @@ import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.PromiseCombiner;
 import java.util.ArrayDeque;
-import java.util.HashMap;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,8 +31,9 @@ import org.slf4j.LoggerFactory;
 /**
  * A logged-in client on the server: its mux session, the proxies it started (each run by its
  * type from the {@link dev.tunnel.server.proxy.ServerProxyTypes} registry), its
- * {@link SessionLink} (mux or pool mode) and, in pool mode, its {@link WorkConnPool}. Closing it (when the tunnel connection ends, the client
- * says goodbye, or the same client logs in again) releases every port at once.
+ * {@link SessionLink} (mux or pool mode) and, in pool mode, its {@link WorkConnPool}. Closing
+ * it (when the tunnel connection ends, the client says goodbye, or the same client logs in
+ * again) releases every port at once.
  *
  * <p>A session that replaces a ghost of the same client ({@link SessionRegistry}) holds its
  * proxy registrations until the ghost's ports are released, so they cannot collide with it.
@@ -51,7 +55,8 @@ final class ClientSession implements ProxySession {
     private final WorkConnPool pool;
     private final SessionLink link;
     private final PublicPorts publicPorts = new SessionPorts();
-    private final Map<Integer, Registered> proxies = new HashMap<>();
+    /** Written on the session loop; concurrent so that {@link #proxyStatus} may read it from any thread. */
+    private final Map<Integer, Registered> proxies = new ConcurrentHashMap<>();
     private final Set<Integer> starting = new HashSet<>();
     private final ArrayDeque<Runnable> heldRequests = new ArrayDeque<>();
     private Future<?> ghostGone;
@@ -157,8 +162,8 @@ final class ClientSession implements ProxySession {
             return;
         }
         starting.add(request.proxyId());
-        ProxyRequest start = new ProxyRequest(request.proxyId(), request.name(), qualified(request.name()),
-                request.type(), request.options());
+        ProxyRef proxy = new ProxyRef(request.proxyId(), qualified(request.name()));
+        ProxyRequest start = new ProxyRequest(proxy, request.name(), request.type(), request.options());
         type.start(start, this).addListener(f -> {
             starting.remove(request.proxyId());
             if (!f.isSuccess()) {
@@ -172,17 +177,25 @@ final class ClientSession implements ProxySession {
                 running.close();
                 return;
             }
-            proxies.put(request.proxyId(), new Registered(request.name(), qualified(request.name()), running));
+            proxies.put(request.proxyId(), new Registered(request.name(), request.type(), proxy, running));
             reply.accept(new NewProxyResult(request.proxyId(), request.name(), running.remotePort(), "",
                     running.details()));
         });
     }
 
-    /** Stops one proxy: its public side closes, connections in flight go on. Unknown ids are ignored. */
+    /**
+     * The client closed one proxy ({@code CLOSE_PROXY}): its public side closes and so do the
+     * public connections it carries. Unknown ids are ignored.
+     */
     void closeProxy(int proxyId) {
+        Registered proxy = proxies.get(proxyId);
         closeProxy(proxyId, null);
+        if (proxy != null) {
+            proxy.ref().closeConnections();
+        }
     }
 
+    /** Stops taking public traffic for one proxy; connections in flight go on. */
     private void closeProxy(int proxyId, PromiseCombiner closing) {
         Registered proxy = proxies.remove(proxyId);
         if (proxy != null) {
@@ -190,8 +203,17 @@ final class ClientSession implements ProxySession {
             if (closing != null) {
                 closing.add(closed);
             }
-            log.info("{} client {} proxy [{}] closed", mux.channel(), id, proxy.qualifiedName());
+            log.info("{} client {} proxy [{}] closed", mux.channel(), id, proxy.ref().name());
         }
+    }
+
+    /** This session's running proxies and their traffic; any thread. */
+    List<ProxyStatus> proxyStatus() {
+        List<ProxyStatus> out = new ArrayList<>();
+        for (Registered p : proxies.values()) {
+            out.add(new ProxyStatus(id, user, p.name(), p.type(), p.running().remotePort(), p.ref().traffic().snapshot()));
+        }
+        return out;
     }
 
     // ---- ProxySession ----
@@ -207,7 +229,7 @@ final class ClientSession implements ProxySession {
     }
 
     /** A running proxy of this session. */
-    private record Registered(String name, String qualifiedName, RunningProxy running) {
+    private record Registered(String name, String type, ProxyRef ref, RunningProxy running) {
     }
 
     /** This session's view of the server's port registry, counted against its account's quota. */

@@ -116,7 +116,7 @@ final class MuxLink implements SessionLink {
     /** Admits the connection and opens its stream with a relay; null when refused. */
     private StreamRelay open(Channel publicConn, ProxyRef proxy) {
         MuxStream stream = openStream(publicConn, proxy);
-        return stream == null ? null : new StreamRelay(stream);
+        return stream == null ? null : new StreamRelay(stream, proxy.traffic());
     }
 
     @Override
@@ -131,6 +131,7 @@ final class MuxLink implements SessionLink {
         }
         RelayedSockets.configure(publicConn.config());
         publicConns.add(publicConn);
+        proxy.track(publicConn);
         MuxStream stream = mux.openStream(proxy.id(), String.valueOf(publicConn.remoteAddress()));
         if (proxy.proxyProtocol() != null) {
             stream.write(ProxyProtocolHeader.encode(proxy.proxyProtocol(), publicConn.remoteAddress(),

@@ -62,7 +62,7 @@ final class PoolLink implements SessionLink {
         }
         // Attached before the socket is registered: whatever it delivers first (bytes, even
         // its FIN, which epoll may report as soon as it is registered) waits in the relay.
-        PipeRelay publicEnd = PipeRelay.attach(child);
+        PipeRelay publicEnd = PipeRelay.attach(child).counted(proxy.traffic());
         Channel work = pool.reserveIdle();
         EventLoop loop = work != null ? work.eventLoop() : eventLoop();
         loop.register(child).addListener(registered -> {
@@ -93,7 +93,7 @@ final class PoolLink implements SessionLink {
             return;
         }
         publicConn.eventLoop().execute(() -> {
-            PipeRelay publicEnd = PipeRelay.attach(publicConn);
+            PipeRelay publicEnd = PipeRelay.attach(publicConn).counted(proxy.traffic());
             sendProxyProtocolHeader(publicConn, proxy);
             if (firstBytes != null) {
                 publicConn.pipeline().fireChannelRead(firstBytes); // held until the pipe starts
@@ -129,6 +129,7 @@ final class PoolLink implements SessionLink {
         }
         RelayedSockets.configure(publicConn.config());
         publicConns.add(publicConn);
+        proxy.track(publicConn);
         pool.track(publicConn);
         return true;
     }

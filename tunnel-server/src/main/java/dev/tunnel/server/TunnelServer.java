@@ -22,6 +22,7 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -150,6 +151,15 @@ public final class TunnelServer implements AutoCloseable {
     /** Blocks until the server is closed. */
     public void awaitClose() throws InterruptedException {
         listener.closeFuture().sync();
+    }
+
+    /** Every running proxy of every session, with its traffic; any thread (the dashboard, tests). */
+    public List<ProxyStatus> proxies() {
+        List<ProxyStatus> out = new ArrayList<>();
+        for (ClientSession session : context.sessions().all()) {
+            out.addAll(session.proxyStatus());
+        }
+        return out;
     }
 
     /** Logged-in client sessions right now (for tests and status). */

@@ -1,8 +1,11 @@
 package dev.tunnel.client.config;
 
 import dev.tunnel.client.proxy.ClientProxyTypes;
+import dev.tunnel.config.ConfigErrors;
 import dev.tunnel.config.ConfigException;
 import dev.tunnel.config.ConfigLoader;
+import dev.tunnel.config.KeyLocator;
+import dev.tunnel.config.ValueChecks;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -126,6 +129,18 @@ public class ClientConfig {
     public static ClientConfig parse(String toml, String fileNameForErrors, Function<String, String> env, Path baseDir)
             throws ConfigException {
         return loader(baseDir).parse(toml, fileNameForErrors, env);
+    }
+
+    /**
+     * Checks one {@code [[proxies]]} entry as loading a file would (a proxy added to a running
+     * client); relative paths against the working directory.
+     *
+     * @throws ConfigException listing every problem, named {@code proxy [NAME]}
+     */
+    public static void checkProxy(ProxyConfig proxy, ClientProxyTypes types) throws ConfigException {
+        ConfigErrors errors = new ConfigErrors("proxy [" + proxy.name + "]", KeyLocator.scan(""));
+        new ProxiesValidator(new ValueChecks(errors, Path.of("")), types).proxy("proxies", proxy);
+        errors.throwIfAny();
     }
 
     private static ConfigLoader<ClientConfig> loader(Path baseDir) {

@@ -48,7 +48,8 @@ final class ProxiesValidator {
         }
     }
 
-    private void proxy(String key, ProxyConfig p) {
+    /** Checks one entry on its own (a proxy added to a running client), under {@code key}. */
+    void proxy(String key, ProxyConfig p) {
         checks.notBlank(key + ".name", p.name);
         List<String> frpOnly = FRP_PROXY_TYPES.stream().filter(t -> types.get(t) == null).toList();
         if (checks.oneOf(key + ".type", p.type, types.names(), frpOnly)) {

@@ -1,6 +1,7 @@
 package dev.tunnel.protocol.mux;
 
 import dev.tunnel.protocol.ResetCode;
+import dev.tunnel.protocol.relay.RelayCounter;
 import dev.tunnel.protocol.transport.HalfClose;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -49,6 +50,7 @@ public final class StreamRelay extends ChannelInboundHandlerAdapter implements S
     private static final Logger log = LoggerFactory.getLogger(StreamRelay.class);
 
     private final MuxStream stream;
+    private final RelayCounter counter;
     private Channel channel;
     private ArrayDeque<ByteBuf> early;
     private boolean earlyFin;
@@ -58,7 +60,13 @@ public final class StreamRelay extends ChannelInboundHandlerAdapter implements S
     private boolean failed;
 
     public StreamRelay(MuxStream stream) {
+        this(stream, RelayCounter.NONE);
+    }
+
+    /** @param counter counts the bytes read from and written to the socket (the proxy's traffic) */
+    public StreamRelay(MuxStream stream, RelayCounter counter) {
         this.stream = stream;
+        this.counter = counter;
         stream.handler(this);
     }
 
@@ -101,6 +109,7 @@ public final class StreamRelay extends ChannelInboundHandlerAdapter implements S
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof ByteBuf data) {
+            counter.read(data.readableBytes());
             stream.write(data);
         } else {
             ReferenceCountUtil.release(msg);
@@ -190,6 +199,7 @@ public final class StreamRelay extends ChannelInboundHandlerAdapter implements S
 
     private void writeToSocket(ByteBuf data) {
         int bytes = data.readableBytes();
+        counter.written(bytes);
         channel.write(data).addListener(future -> {
             if (future.isSuccess()) {
                 stream.consumed(bytes);

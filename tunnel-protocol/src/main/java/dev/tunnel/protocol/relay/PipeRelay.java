@@ -54,6 +54,8 @@ public final class PipeRelay extends ChannelInboundHandlerAdapter {
 
     private final Channel channel;
     private volatile PipeRelay peer;
+    /** Set before {@link #join}; read by the peer's loop when it writes here. */
+    private volatile RelayCounter counter = RelayCounter.NONE;
     private ArrayDeque<ByteBuf> early;
     private boolean started;
     private boolean inputDone;
@@ -92,12 +94,19 @@ public final class PipeRelay extends ChannelInboundHandlerAdapter {
         return channel;
     }
 
+    /** Counts the bytes read from and written to this end's socket (the proxy's traffic); call before {@link #join}. */
+    public PipeRelay counted(RelayCounter counter) {
+        this.counter = counter;
+        return this;
+    }
+
     private void start() {
         started = true;
         PipeRelay p = peer;
         if (early != null) {
             ByteBuf data;
             while ((data = early.poll()) != null) {
+                p.counter.written(data.readableBytes());
                 p.channel.write(data);
             }
             early = null;
@@ -121,6 +130,7 @@ public final class PipeRelay extends ChannelInboundHandlerAdapter {
             ReferenceCountUtil.release(msg);
             return;
         }
+        counter.read(data.readableBytes());
         if (!started) {
             if (early == null) {
                 early = new ArrayDeque<>(4);
@@ -128,7 +138,9 @@ public final class PipeRelay extends ChannelInboundHandlerAdapter {
             early.add(data);
             return;
         }
-        peer.channel.write(data, peer.channel.voidPromise());
+        PipeRelay p = peer;
+        p.counter.written(data.readableBytes());
+        p.channel.write(data, p.channel.voidPromise());
     }
 
     @Override

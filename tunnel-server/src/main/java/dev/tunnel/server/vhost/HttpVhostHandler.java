@@ -388,7 +388,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         }
         ctx.flush();
         ctx.pipeline().remove(HttpServerCodec.class); // bytes it held arrive here as ByteBufs
-        StreamRelay relay = new StreamRelay(up.stream);
+        StreamRelay relay = new StreamRelay(up.stream, up.target().traffic());
         ArrayDeque<Object> early = new ArrayDeque<>(pending);
         pending.clear();
         ctx.pipeline().replace(this, TunnelPipeline.RELAY, relay);

@@ -3,6 +3,7 @@ package dev.tunnel.server.vhost;
 import dev.tunnel.protocol.ResetCode;
 import dev.tunnel.protocol.mux.MuxStream;
 import dev.tunnel.protocol.mux.StreamHandler;
+import dev.tunnel.protocol.relay.RelayCounter;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.HttpClientCodec;
@@ -48,6 +49,7 @@ final class Upstream implements StreamHandler {
     final MuxStream stream;
     private final EmbeddedChannel codec;
     private final Listener listener;
+    private final RelayCounter traffic;
     private boolean detached;
     private boolean finReceived;
     private boolean reset;
@@ -56,6 +58,7 @@ final class Upstream implements StreamHandler {
         this.route = route;
         this.stream = stream;
         this.listener = listener;
+        this.traffic = route.target().target().traffic();
         HttpDecoderConfig responses = new HttpDecoderConfig().setMaxInitialLineLength(8192)
                 .setMaxHeaderSize(MAX_RESPONSE_HEAD).setMaxChunkSize(256 * 1024);
         this.codec = new EmbeddedChannel(new HttpClientCodec(responses, false, false));
@@ -84,6 +87,7 @@ final class Upstream implements StreamHandler {
         codec.writeOutbound(httpObject);
         ByteBuf encoded;
         while ((encoded = codec.readOutbound()) != null) {
+            traffic.read(encoded.readableBytes()); // counted as forwarded, heads as re-encoded
             stream.write(encoded);
         }
     }
@@ -130,6 +134,7 @@ final class Upstream implements StreamHandler {
             stream.consumed(bytes);
             return;
         }
+        traffic.written(bytes);
         codec.writeInbound(data);
         listener.onResponse(this, drainInbound(), bytes);
     }

@@ -1,6 +1,7 @@
 package dev.tunnel.server.vhost;
 
 import dev.tunnel.protocol.mux.MuxStream;
+import dev.tunnel.protocol.relay.RelayCounter;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
@@ -35,4 +36,7 @@ public interface VhostTarget {
      * {@code firstBytes} (ownership passes) are what was read from it already, sent first.
      */
     void carry(Channel publicConn, ByteBuf firstBytes);
+
+    /** Where the bytes of its requests and responses are counted (the proxy's traffic). */
+    RelayCounter traffic();
 }

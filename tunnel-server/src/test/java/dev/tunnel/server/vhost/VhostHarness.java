@@ -72,6 +72,11 @@ final class VhostHarness implements AutoCloseable {
             }
 
             @Override
+            public dev.tunnel.protocol.relay.RelayCounter traffic() {
+                return dev.tunnel.protocol.relay.RelayCounter.NONE;
+            }
+
+            @Override
             public void carry(Channel publicConn, ByteBuf firstBytes) { // as the mux link does
                 publicConn.pipeline().addLast(new StreamRelay(openStream(publicConn)));
                 publicConn.pipeline().fireChannelActive();

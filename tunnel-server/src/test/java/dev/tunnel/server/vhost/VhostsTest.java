@@ -33,6 +33,11 @@ class VhostsTest {
             }
 
             @Override
+            public dev.tunnel.protocol.relay.RelayCounter traffic() {
+                return dev.tunnel.protocol.relay.RelayCounter.NONE;
+            }
+
+            @Override
             public void carry(Channel publicConn, io.netty.buffer.ByteBuf firstBytes) {
                 firstBytes.release();
             }

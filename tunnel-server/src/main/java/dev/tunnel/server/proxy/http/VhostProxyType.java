@@ -3,6 +3,7 @@ package dev.tunnel.server.proxy.http;
 import dev.tunnel.config.ValueChecks;
 import dev.tunnel.protocol.Options;
 import dev.tunnel.protocol.mux.MuxStream;
+import dev.tunnel.protocol.relay.RelayCounter;
 import dev.tunnel.server.Listeners;
 import dev.tunnel.server.config.ServerConfig;
 import dev.tunnel.server.proxy.ProxyRef;
@@ -141,7 +142,8 @@ public final class VhostProxyType implements ServerProxyType {
                         + " requests are routed one by one over streams, which pool mode does not have");
             }
             HAProxyProtocolVersion proxyProtocol = VhostOptions.proxyProtocol(request.options());
-            ProxyRef ref = new ProxyRef(request.id(), request.qualifiedName(), proxyProtocol);
+            ProxyRef ref = request.proxy();
+            ref.proxyProtocol(proxyProtocol);
             Vhosts.Registration registration = vhosts.register(new LinkTarget(session.link(), ref),
                     VhostOptions.spec(request.options(), https), session.user(),
                     allowed.getOrDefault(session.user(), DomainAllowList.any()));
@@ -184,6 +186,11 @@ public final class VhostProxyType implements ServerProxyType {
         @Override
         public MuxStream openStream(Channel publicChannel) {
             return link.openStream(publicChannel, ref);
+        }
+
+        @Override
+        public RelayCounter traffic() {
+            return ref.traffic();
         }
 
         @Override

@@ -1,14 +1,12 @@
 package dev.tunnel.server.proxy.tcp;
 
 import dev.tunnel.server.proxy.BindFailures;
-import dev.tunnel.server.proxy.ProxyRef;
 import dev.tunnel.server.proxy.ProxyRefusedException;
 import dev.tunnel.server.proxy.ProxyRequest;
 import dev.tunnel.server.proxy.ProxySession;
 import dev.tunnel.server.proxy.PublicPorts;
 import dev.tunnel.server.proxy.RunningProxy;
 import io.netty.channel.ChannelFuture;
-import io.netty.handler.codec.haproxy.HAProxyProtocolVersion;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import java.util.concurrent.ThreadLocalRandom;
@@ -27,7 +25,6 @@ final class TcpProxy implements RunningProxy {
 
     private final ProxyRequest request;
     private final ProxySession session;
-    private final HAProxyProtocolVersion proxyProtocol;
     private final PublicPorts ports;
     private final Promise<RunningProxy> started;
     private ProxyListener listener;
@@ -35,9 +32,7 @@ final class TcpProxy implements RunningProxy {
     private int port;
     private boolean closed;
 
-    /** @param proxyProtocol {@code transport.proxyProtocolVersion}, null = none */
-    TcpProxy(ProxyRequest request, ProxySession session, HAProxyProtocolVersion proxyProtocol) {
-        this.proxyProtocol = proxyProtocol;
+    TcpProxy(ProxyRequest request, ProxySession session) {
         this.request = request;
         this.session = session;
         this.ports = session.ports();
@@ -79,7 +74,7 @@ final class TcpProxy implements RunningProxy {
     }
 
     private void bind(int wanted, Runnable onInUse) {
-        ProxyListener bound = new ProxyListener(new ProxyRef(request.id(), request.qualifiedName(), proxyProtocol), session.link());
+        ProxyListener bound = new ProxyListener(request.proxy(), session.link());
         String host = ports.bindAddr();
         ChannelFuture binding = bound.bind(host, wanted);
         binding.addListener(f -> session.link().eventLoop().execute(() -> {

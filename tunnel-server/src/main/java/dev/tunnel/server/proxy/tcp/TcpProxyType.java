@@ -41,7 +41,8 @@ public final class TcpProxyType implements ServerProxyType {
         } catch (IllegalArgumentException e) {
             return failed(session, "transport." + e.getMessage());
         }
-        return new TcpProxy(request, session, proxyProtocol).start(remotePort);
+        request.proxy().proxyProtocol(proxyProtocol);
+        return new TcpProxy(request, session).start(remotePort);
     }
 
     private static Future<RunningProxy> failed(ProxySession session, String reason) {
