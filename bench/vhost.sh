@@ -36,7 +36,8 @@ APP=19400; SINK=19401; TUNNEL=19410; VHOST=19411; TCP=19412; TCPSINK=19413; FRON
 for port in $APP $SINK $TUNNEL $VHOST $TCP $TCPSINK $FRONT; do # never measure (or talk to) someone else's service
   if (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then echo "port $port is in use; stop what runs there first" >&2; exit 1; fi
 done
-head -c $((SIZE_MB * 1024 * 1024)) /dev/urandom > "$WORK/blob"
+chmod 755 "$WORK"  # nginx workers run as nobody
+head -c $((SIZE_MB * 1024 * 1024)) /dev/urandom > "$WORK/blob"; chmod 644 "$WORK/blob"
 SUM=$(sha256sum "$WORK/blob" | cut -d' ' -f1)
 
 # The local app: nginx serving /ping and the blob, keep-alive without limit.
@@ -147,7 +148,7 @@ down_mbs() { # 1 GiB through PORT, sha256 checked; MB/s
 up_mbs() {
   local t0 t1 got
   t0=$(date +%s.%N)
-  got=$(curl -sf -H 'Host: sink.test' -H 'Expect:' --data-binary @"$WORK/blob" "http://127.0.0.1:$1/up")
+  got=$(curl -sf -H "Host: sink.test" -H "Expect:" -T "$WORK/blob" -X POST "http://127.0.0.1:$1/up")
   t1=$(date +%s.%N)
   [ "$got" = "$SUM" ] || { echo "upload through port $1: sha256 mismatch ($got)" >&2; echo 0; return; }
   awk -v a=$t0 -v b=$t1 -v m=$SIZE_MB 'BEGIN {printf "%.0f", m / (b - a)}'
