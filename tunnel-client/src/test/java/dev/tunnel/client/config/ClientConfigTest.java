@@ -142,7 +142,7 @@ class ClientConfigTest {
                 username = "u"
                 """)).containsExactly(
                 "c.toml:1: transport.protocol = \"kcp\" is not supported yet (supported: \"tcp\")",
-                "c.toml:4: proxies[0].type = \"udp\" is not supported yet (supported: \"tcp\")",
+                "c.toml:4: proxies[0].type = \"udp\" is not supported yet (supported: \"tcp\", \"http\", \"https\")",
                 "c.toml:9: proxies[1].plugin.type = \"socks5\" is not supported yet (supported: \"static_file\")",
                 "c.toml:10: \"proxies[1].plugin.username\" is an frp setting that tunnel does not support yet");
     }
@@ -203,12 +203,12 @@ class ClientConfigTest {
                 localPort = 22
                 customDomains = ["x.com"]
                 """)).containsExactly(
-                "c.toml:2: proxies[0].customDomains: missing: a http proxy needs customDomains or subdomain (or both)",
+                "c.toml:1: proxies[0].customDomains: missing: a http proxy needs customDomains or subdomain (or both)",
                 "c.toml:5: proxies[0].remotePort: 8080 is for tcp and udp proxies; a http proxy is reached on the"
                         + " server's vhostHTTPPort",
-                "c.toml:8: proxies[0].transport.proxyProtocolVersion = \"v3\" (expected one of: \"\", \"v1\", \"v2\")",
                 "c.toml:6: proxies[0].locations[0]: \"pic\" (expected a path prefix starting with /)",
-                "c.toml:7: proxies[0].httpUser: missing: httpPassword is set without httpUser",
+                "c.toml:7: proxies[0].httpPassword: is set without httpUser",
+                "c.toml:8: proxies[0].transport.proxyProtocolVersion: \"v3\" (expected: \"\", \"v1\", \"v2\")",
                 "c.toml:14: proxies[1].httpUser: applies to http proxies only",
                 "c.toml:18: proxies[2].customDomains: applies to http and https proxies only");
     }

@@ -38,8 +38,8 @@ public final class VhostKeys {
                 checks.check(l != null && (l.isEmpty() || l.startsWith("/")), key + ".locations[" + i + "]",
                         "\"" + l + "\" (expected a path prefix starting with /)");
             }
-            checks.check(p.httpPassword.isEmpty() || !p.httpUser.isEmpty(), key + ".httpUser",
-                    "missing: httpPassword is set without httpUser");
+            checks.check(p.httpPassword.isEmpty() || !p.httpUser.isEmpty(), key + ".httpPassword",
+                    "is set without httpUser");
             headerNames(key + ".requestHeaders.set", p.requestHeaders.set.keySet(), checks);
             headerNames(key + ".responseHeaders.set", p.responseHeaders.set.keySet(), checks);
         } else {
