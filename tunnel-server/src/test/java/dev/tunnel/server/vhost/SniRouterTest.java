@@ -127,6 +127,7 @@ class SniRouterTest {
     }
 
     @Test
+    @Timeout(180) // a thousand cases on a shared 2-core machine
     void fuzzedClientHellosAreRoutedOrClosedNeverLeaked() throws Exception {
         https("app.example.com", "web", 5);
         byte[] hello = clientHello("app.example.com");

@@ -32,8 +32,11 @@ public final class TcpClientType implements ClientProxyType {
 
     @Override
     public Options options(ProxyConfig proxy) {
-        return Options.builder().put("remotePort", proxy.remotePort)
-                .put("transport.proxyProtocolVersion", proxy.transport.proxyProtocolVersion).build();
+        Options.Builder options = Options.builder().put("remotePort", proxy.remotePort);
+        if (!proxy.transport.proxyProtocolVersion.isEmpty()) {
+            options.put("transport.proxyProtocolVersion", proxy.transport.proxyProtocolVersion);
+        }
+        return options.build();
     }
 
     @Override
