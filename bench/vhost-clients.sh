@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Real clients against the vhost ports, through a real tunnel on this machine:
-#   - curl --resolve: pages by subdomain and custom domain, keep-alive reuse across requests,
+#   - curl --resolve: pages by subdomain and custom domain, keep-alive reuse (curl keeps a connection
+#     per host name; one connection carrying several hosts is VhostTest's job),
 #     404 for an unknown host, HTTPS by SNI verified against a certificate only the home side holds
 #   - headless Chromium (Debian's chromium): a page whose CSS, JS and image load through the vhost
 #     port and whose script opens a WebSocket through it and gets an echo back
@@ -36,9 +37,9 @@ check() { # check NAME COMMAND...
   if "${@:2}"; then echo "ok    $1"; else echo "FAIL  $1"; FAILED=1; fi
 }
 
-# The home side's certificate for secure.tunnel.test: the server never sees its key.
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=secure.tunnel.test \
-    -addext subjectAltName=DNS:secure.tunnel.test -keyout "$WORK/home.key" -out "$WORK/home.crt" 2> /dev/null
+# The home side's certificate for secure.example.test: the server never sees its key.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=secure.example.test \
+    -addext subjectAltName=DNS:secure.example.test -keyout "$WORK/home.key" -out "$WORK/home.crt" 2> /dev/null
 
 # The local app: a page with assets and a WebSocket echo (node, no packages), and a TLS app.
 mkdir -p "$WORK/www"
@@ -108,7 +109,7 @@ customDomains = ["www.example.test"]
 name = "secure"
 type = "https"
 localPort = $TLSAPP
-customDomains = ["secure.tunnel.test"]
+customDomains = ["secure.example.test"]
 TOML
 java -jar tunnel-server/target/tunnel-server.jar -c "$WORK/server.toml" > "$WORK/server.log" 2>&1 & PIDS+=($!)
 wait_port $TUNNEL || { cat "$WORK/server.log" >&2; exit 1; }
@@ -119,15 +120,15 @@ for i in $(seq 1 100); do curl -sf $R "http://app.tunnel.test:$HTTP/" > /dev/nul
 check "curl: page by subdomain" bash -c "curl -sf $R http://app.tunnel.test:$HTTP/ | grep -q '<title>vhost</title>'"
 check "curl: page by custom domain, forwarded headers" bash -c \
     "curl -sfi $R http://www.example.test:$HTTP/style.css | grep -qi '^x-seen-forwarded-for: 127.0.0.1'"
-check "curl: one keep-alive connection, two hosts" bash -c \
-    "curl -sv $R http://app.tunnel.test:$HTTP/style.css http://www.example.test:$HTTP/pixel.svg -o /dev/null -o /dev/null 2>&1 \
+check "curl: keep-alive, two requests on one connection" bash -c \
+    "curl -sv $R http://app.tunnel.test:$HTTP/style.css http://app.tunnel.test:$HTTP/pixel.svg -o /dev/null -o /dev/null 2>&1 \
      | grep -q 'Re-using existing connection'"
 check "curl: 404 for an unknown host" bash -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' $R http://nope.tunnel.test:$HTTP/)\" = 404 ]"
 check "curl: https by SNI, certificate held at home" bash -c \
-    "curl -sf --cacert $WORK/home.crt --resolve secure.tunnel.test:$HTTPS:127.0.0.1 https://secure.tunnel.test:$HTTPS/ \
+    "curl -sf --cacert $WORK/home.crt --resolve secure.example.test:$HTTPS:127.0.0.1 https://secure.example.test:$HTTPS/ \
      | grep -q 'secure hello from home'"
 DOM=$(timeout 60 chromium --headless=new --no-sandbox --disable-gpu --user-data-dir="$WORK/chromium" \
-    --host-resolver-rules="MAP app.tunnel.test 127.0.0.1" --virtual-time-budget=10000 \
+    --host-resolver-rules="MAP app.tunnel.test 127.0.0.1" --timeout=15000 \
     --dump-dom "http://app.tunnel.test:$HTTP/" 2> "$WORK/chromium.log" || true)
 check "chromium: assets and a WebSocket through the vhost port" \
     grep -q 'css=true img=true ws=echo: hello from chromium' <<< "$DOM"
