@@ -13,6 +13,7 @@
 #                                               OPTS_<name>="-D..." adds JVM options to one build's tunnels
 #   options (env): ROUNDS=3 T=5 (iperf3 seconds) D=5 (wrk seconds) TESTS="i1 i8 i1p close" (also: keep)
 #                  JAVA_OPTS="..." (both tunnel processes) KEEP_WORK=1
+#                  WAIT=20: seconds a tunnel may take to start (more on a busy machine)
 #                  RATE=800M: iperf3 at a fixed rate (-b, per stream), so every build moves the same
 #                  bytes and the *-cpu rows compare CPU per GB without the throughput differing
 #
@@ -22,7 +23,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 . bench/lib.sh
-ROUNDS=${ROUNDS:-3}; T=${T:-5}; D=${D:-5}
+ROUNDS=${ROUNDS:-3}; T=${T:-5}; D=${D:-5}; WAIT=${WAIT:-20}
 TESTS=${TESTS:-"i1 i8 i1p close"}
 VARIANTS=${VARIANTS:-"now=."}
 WORK=$(mktemp -d /tmp/tunnel-throughput.XXXXXX)
@@ -60,10 +61,10 @@ for v in $VARIANTS; do
         $base $tls $NGINX $((base + 1)) $IPERF $((base + 2)) > "$WORK/$col-c.toml"
     java $opts -jar "$(jar "$dir" server)" -c "$WORK/$col-s.toml" > "$WORK/$col-server.log" 2>&1 & PIDS+=($!)
     echo $! > "$WORK/$col-server.pid"
-    wait_port $base || { echo "$col: server did not start" >&2; cat "$WORK/$col-server.log" >&2; exit 1; }
+    wait_port $base "$WAIT" || { echo "$col: server did not start within $WAIT s" >&2; cat "$WORK/$col-server.log" >&2; exit 1; }
     java $opts -jar "$(jar "$dir" client)" -c "$WORK/$col-c.toml" > "$WORK/$col-client.log" 2>&1 & PIDS+=($!)
     echo $! > "$WORK/$col-client.pid"
-    wait_port $((base + 2)) 20 || { echo "$col: client did not come up" >&2; cat "$WORK/$col-client.log" >&2; exit 1; }
+    wait_port $((base + 2)) "$WAIT" || { echo "$col: client did not come up within $WAIT s" >&2; cat "$WORK/$col-client.log" >&2; exit 1; }
     WEB[$col]=$((base + 1)); IPP[$col]=$((base + 2))
     COLUMNS+=($col)
     base=$((base + 10))
