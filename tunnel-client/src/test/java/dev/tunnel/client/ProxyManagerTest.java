@@ -65,7 +65,7 @@ class ProxyManagerTest {
         assertThatThrownBy(() -> proxies.update(proxy("nope", 23, 0))).hasMessage("proxy [nope] does not exist");
         ProxyConfig udp = proxy("dns", 53, 0);
         udp.type = "udp";
-        assertThatThrownBy(() -> proxies.add(udp)).hasMessage("proxy [dns]: type \"udp\" is not supported (supported: tcp)");
+        assertThatThrownBy(() -> proxies.add(udp)).hasMessage("proxy [dns]: type \"udp\" is not supported (supported: tcp, http, https)");
         assertThat(proxies.remove("nope")).isFalse();
     }
 

@@ -135,7 +135,20 @@ public final class Options {
 
     @Override
     public String toString() {
-        return values.toString();
+        StringBuilder out = new StringBuilder("{");
+        values.forEach((k, v) -> {
+            if (out.length() > 1) {
+                out.append(", ");
+            }
+            out.append(k).append('=').append(isSecret(k) ? "***" : v);
+        });
+        return out.append('}').toString();
+    }
+
+    /** Keys whose values never appear in logs ({@code httpPassword}, {@code secretKey}, tokens). */
+    private static boolean isSecret(String key) {
+        String k = key.toLowerCase(java.util.Locale.ROOT);
+        return k.contains("password") || k.contains("secret") || k.contains("token");
     }
 
     /** Builds {@link Options}; a key put twice keeps its first position and its last value. */

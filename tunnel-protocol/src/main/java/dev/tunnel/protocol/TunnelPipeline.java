@@ -60,6 +60,21 @@ import java.util.concurrent.TimeUnit;
  * {@link dev.tunnel.protocol.relay.PipeRelay} in pool mode: raw bytes, no codec, so nothing is
  * copied between the socket and the stream or the work connection. Every such socket gets its
  * options from {@link dev.tunnel.protocol.relay.RelayedSockets}.
+ *
+ * <h3>Public connection on the vhost HTTP port (server)</h3>
+ * <pre>
+ *  socket ─▶ httpCodec ─▶ vhost              after a 101 answer:  socket ─▶ relay
+ * </pre>
+ * {@code httpCodec} is Netty's {@code HttpServerCodec} (heads parsed, bodies streamed);
+ * {@code vhost} routes each request to a proxy's stream, where the server's
+ * {@code HttpVhostHandler} encodes it with its own {@code HttpClientCodec}.
+ *
+ * <h3>Public connection on the vhost HTTPS port (server)</h3>
+ * <pre>
+ *  socket ─▶ sni ─▶ (routed) relay
+ * </pre>
+ * {@code sni} reads the ClientHello's server name without terminating TLS, then leaves the
+ * bytes it read, and all after them, to {@code relay}.
  */
 public final class TunnelPipeline {
     public static final String TLS = "tls";
@@ -76,6 +91,9 @@ public final class TunnelPipeline {
     public static final String WORK_CONN_ACCEPTOR = "workConnAcceptor";
     public static final String WORK_CONNS = "workConns";
     public static final String WORK_CONN = "workConn";
+    public static final String HTTP_CODEC = "httpCodec";
+    public static final String VHOST = "vhost";
+    public static final String SNI = "sni";
 
     private static final FrameEncoder ENCODER = new FrameEncoder();
 

@@ -8,6 +8,7 @@ import dev.tunnel.protocol.mux.StreamRelay;
 import dev.tunnel.protocol.relay.RelayedSockets;
 import dev.tunnel.server.proxy.ProxyRef;
 import dev.tunnel.server.proxy.SessionLink;
+import dev.tunnel.server.vhost.ProxyProtocolHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
@@ -122,22 +123,32 @@ final class MuxLink implements SessionLink {
         return stream;
     }
 
+    /** Admits the connection and opens its stream with a relay; null when refused. */
+    private StreamRelay open(Channel publicConn, ProxyRef proxy) {
+        MuxStream stream = openStream(publicConn, proxy);
+        return stream == null ? null : new StreamRelay(stream, proxy.traffic());
+    }
+
     @Override
     public boolean carriesStreams() {
         return true;
     }
 
-    /** Admits the connection and opens its stream; null when refused. */
-    private StreamRelay open(Channel publicConn, ProxyRef proxy) {
-        if (!isActive() || !limit.admit(mux.channel(), proxy.name(), publicConn.remoteAddress(), mux.streamCount())) {
+    @Override
+    public MuxStream openStream(Channel publicConn, ProxyRef proxy) {
+        if (!isActive() || !limit.admit(mux.channel(), proxy.name(), publicConn, mux.streamCount())) {
             return null;
         }
         RelayedSockets.configure(publicConn.config());
         publicConns.add(publicConn);
         proxy.track(publicConn);
         MuxStream stream = mux.openStream(proxy.id(), String.valueOf(publicConn.remoteAddress()));
+        if (proxy.proxyProtocol() != null) {
+            stream.write(ProxyProtocolHeader.encode(proxy.proxyProtocol(), publicConn.remoteAddress(),
+                    publicConn.localAddress()));
+        }
         log.debug("{} proxy [{}] public connection {} -> {}", mux.channel(), proxy.name(), publicConn.remoteAddress(),
                 stream);
-        return new StreamRelay(stream, proxy.traffic());
+        return stream;
     }
 }

@@ -1,9 +1,11 @@
 package dev.tunnel.server;
 
+import dev.tunnel.protocol.mux.MuxStream;
 import dev.tunnel.protocol.relay.PipeRelay;
 import dev.tunnel.protocol.relay.RelayedSockets;
 import dev.tunnel.server.proxy.ProxyRef;
 import dev.tunnel.server.proxy.SessionLink;
+import dev.tunnel.server.vhost.ProxyProtocolHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
@@ -73,6 +75,7 @@ final class PoolLink implements SessionLink {
             }
             // After registration has finished (channelActive), on the socket's own loop.
             child.eventLoop().execute(() -> {
+                sendProxyProtocolHeader(child, proxy);
                 if (work != null) {
                     pool.startReserved(work, child, publicEnd, proxy.name(), proxy.id());
                 } else {
@@ -91,11 +94,33 @@ final class PoolLink implements SessionLink {
         }
         publicConn.eventLoop().execute(() -> {
             PipeRelay publicEnd = PipeRelay.attach(publicConn).counted(proxy.traffic());
+            sendProxyProtocolHeader(publicConn, proxy);
             if (firstBytes != null) {
                 publicConn.pipeline().fireChannelRead(firstBytes); // held until the pipe starts
             }
             eventLoop().execute(() -> pool.take(publicConn, publicEnd, proxy.name(), proxy.id()));
         });
+    }
+
+    @Override
+    public boolean carriesStreams() {
+        return false;
+    }
+
+    @Override
+    public MuxStream openStream(Channel publicConn, ProxyRef proxy) {
+        return null;
+    }
+
+    /**
+     * Hands the relay the PROXY protocol header as if the public socket had sent it first, so it
+     * goes out ahead of the socket's own bytes. Before the pipe starts, on the socket's loop.
+     */
+    private static void sendProxyProtocolHeader(Channel publicConn, ProxyRef proxy) {
+        if (proxy.proxyProtocol() != null) {
+            publicConn.pipeline().fireChannelRead(ProxyProtocolHeader.encode(proxy.proxyProtocol(),
+                    publicConn.remoteAddress(), publicConn.localAddress()));
+        }
     }
 
     private boolean admit(Channel publicConn, ProxyRef proxy) {
@@ -110,12 +135,7 @@ final class PoolLink implements SessionLink {
     }
 
     @Override
-    public dev.tunnel.protocol.mux.MuxStream openStream(ProxyRef proxy, String source) {
+    public MuxStream openStream(ProxyRef proxy, String source) {
         return null; // pool mode carries sockets on work connections, no streams
-    }
-
-    @Override
-    public boolean carriesStreams() {
-        return false;
     }
 }

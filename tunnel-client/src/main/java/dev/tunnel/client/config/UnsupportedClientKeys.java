@@ -13,10 +13,9 @@ final class UnsupportedClientKeys {
             "transport.dialServerKeepalive", "transport.tls.disableCustomTLSFirstByte",
             "webServer.assetsDir", "webServer.tls.trustedCaFile", "webServer.tls.serverName",
             // per proxy
-            "proxies.transport", "proxies.loadBalancer", "proxies.healthCheck", "proxies.annotations",
-            "proxies.metadatas", "proxies.customDomains", "proxies.subdomain", "proxies.locations",
-            "proxies.hostHeaderRewrite", "proxies.requestHeaders", "proxies.responseHeaders",
-            "proxies.routeByHTTPUser", "proxies.httpUser", "proxies.httpPassword", "proxies.multiplexer", "proxies.enabled",
+            "proxies.transport.useEncryption", "proxies.transport.useCompression", "proxies.transport.bandwidthLimit",
+            "proxies.transport.bandwidthLimitMode", "proxies.loadBalancer", "proxies.healthCheck",
+            "proxies.annotations", "proxies.metadatas", "proxies.multiplexer", "proxies.enabled",
             // per visitor (xtcp's own keys are reported with its type)
             "visitors.transport", "visitors.plugin", "visitors.enabled", "visitors.protocol", "visitors.keepTunnelOpen",
             "visitors.maxRetriesAnHour", "visitors.minRetryInterval", "visitors.fallbackTo",

@@ -1,6 +1,8 @@
 package dev.tunnel.client.proxy;
 
 import dev.tunnel.client.proxy.secret.SecretClientType;
+import dev.tunnel.client.proxy.http.HttpClientType;
+import dev.tunnel.client.proxy.http.HttpsClientType;
 import dev.tunnel.client.proxy.tcp.TcpClientType;
 import dev.tunnel.client.proxy.udp.UdpClientType;
 import dev.tunnel.protocol.Capabilities;
@@ -24,6 +26,8 @@ public final class ClientProxyTypes {
         return new ClientProxyTypes()
                 .register(new TcpClientType())
                 .register(new UdpClientType())
+                .register(new HttpClientType())
+                .register(new HttpsClientType())
                 .register(new SecretClientType("stcp", false))
                 .register(new SecretClientType("sudp", true));
     }

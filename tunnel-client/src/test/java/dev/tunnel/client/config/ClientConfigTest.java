@@ -142,9 +142,75 @@ class ClientConfigTest {
                 username = "u"
                 """)).containsExactly(
                 "c.toml:1: transport.protocol = \"kcp\" is not supported yet (supported: \"tcp\")",
-                "c.toml:4: proxies[0].type = \"xtcp\" is not supported yet (supported: \"tcp\", \"udp\", \"stcp\", \"sudp\")",
+                "c.toml:4: proxies[0].type = \"xtcp\" is not supported yet (supported: \"tcp\", \"udp\", \"http\", \"https\", \"stcp\", \"sudp\")",
                 "c.toml:9: proxies[1].plugin.type = \"socks5\" is not supported yet (supported: \"static_file\")",
                 "c.toml:10: \"proxies[1].plugin.username\" is an frp setting that tunnel does not support yet");
+    }
+
+    @Test
+    void readsFrpcHttpAndHttpsProxies() throws Exception {
+        ClientConfig cfg = parse("""
+                [[proxies]]
+                name = "web01"
+                type = "http"
+                localPort = 80
+                httpUser = "admin"
+                httpPassword = "admin"
+                subdomain = "web01"
+                customDomains = ["web01.yourdomain.com", "*.yourdomain.com"]
+                locations = ["/", "/pic"]
+                routeByHTTPUser = "abc"
+                hostHeaderRewrite = "example.com"
+                requestHeaders.set.x-from-where = "frp"
+                responseHeaders.set.foo = "bar"
+                transport.proxyProtocolVersion = "v1"
+                [[proxies]]
+                name = "web02"
+                type = "https"
+                localPort = 8000
+                subdomain = "web02"
+                customDomains = ["web02.yourdomain.com"]
+                transport.proxyProtocolVersion = "v2"
+                """);
+        ProxyConfig web = cfg.proxies.get(0);
+        assertThat(web.customDomains).containsExactly("web01.yourdomain.com", "*.yourdomain.com");
+        assertThat(web.locations).containsExactly("/", "/pic");
+        assertThat(web.requestHeaders.set).containsEntry("x-from-where", "frp");
+        assertThat(web.responseHeaders.set).containsEntry("foo", "bar");
+        assertThat(web.routeByHTTPUser).isEqualTo("abc");
+        assertThat(cfg.proxies.get(1).transport.proxyProtocolVersion).isEqualTo("v2");
+    }
+
+    @Test
+    void vhostKeysAreCheckedPerType() {
+        assertThat(messages("""
+                [[proxies]]
+                name = "a"
+                type = "http"
+                localPort = 80
+                remotePort = 8080
+                locations = ["pic"]
+                httpPassword = "p"
+                transport.proxyProtocolVersion = "v3"
+                [[proxies]]
+                name = "b"
+                type = "https"
+                localPort = 443
+                customDomains = ["x.com"]
+                httpUser = "u"
+                [[proxies]]
+                name = "c"
+                localPort = 22
+                customDomains = ["x.com"]
+                """)).containsExactly(
+                "c.toml:1: proxies[0].customDomains: missing: a http proxy needs customDomains or subdomain (or both)",
+                "c.toml:5: proxies[0].remotePort: 8080 is for tcp and udp proxies; a http proxy is reached on the"
+                        + " server's vhostHTTPPort",
+                "c.toml:6: proxies[0].locations[0]: \"pic\" (expected a path prefix starting with /)",
+                "c.toml:7: proxies[0].httpPassword: is set without httpUser",
+                "c.toml:8: proxies[0].transport.proxyProtocolVersion: \"v3\" (expected: \"\", \"v1\", \"v2\")",
+                "c.toml:14: proxies[1].httpUser: applies to http proxies only",
+                "c.toml:18: proxies[2].customDomains: applies to http and https proxies only");
     }
 
     @Test

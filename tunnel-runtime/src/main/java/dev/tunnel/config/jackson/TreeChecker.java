@@ -104,6 +104,19 @@ final class TreeChecker {
         if (!node.isObject()) {
             return wrongType(node, path, "a table");
         }
+        if (type.isMapLikeType()) {
+            // any key is valid in a map (requestHeaders.set.NAME): only the values are checked
+            ObjectNode map = (ObjectNode) node;
+            for (String name : names(map)) {
+                JsonNode fixed = value(map.get(name), type.getContentType(), join(path, name));
+                if (fixed == null) {
+                    map.remove(name);
+                } else {
+                    map.set(name, fixed);
+                }
+            }
+            return map;
+        }
         object((ObjectNode) node, type, path);
         return node;
     }

@@ -33,6 +33,16 @@ public class ServerConfig {
     public List<PortRange> allowPorts = new ArrayList<>();
     /** Largest datagram, in bytes, that udp proxies carry; longer ones are dropped (1-65535). */
     public int udpPacketSize = 1500;
+    /** Shared port for {@code type = "http"} proxies, routed by Host and path; 0 = off. */
+    public int vhostHTTPPort = 0;
+    /** Shared port for {@code type = "https"} proxies, routed by the TLS server name (SNI); 0 = off. */
+    public int vhostHTTPSPort = 0;
+    /** Seconds a local app behind an http proxy may take to start its response (then 504; >= 1). */
+    public int vhostHTTPTimeout = 60;
+    /** Domain under which clients may take {@code subdomain}s: subdomain "web" serves web.subDomainHost; "" = off. */
+    public String subDomainHost = "";
+    /** HTML file served for a host no http proxy serves (404); null = the built-in page. */
+    public String custom404Page;
     public Auth auth = new Auth();
     public Transport transport = new Transport();
     public Log log = new Log();
@@ -69,6 +79,11 @@ public class ServerConfig {
         public List<PortRange> allowPorts = new ArrayList<>();
         /** Public ports this user may hold over all its clients; -1 = the server's maxPortsPerClient, 0 = unlimited. */
         public int maxPortsPerClient = -1;
+        /**
+         * Domains this user's http and https proxies may take (customDomains, and subdomains under
+         * subDomainHost): exact names or {@code *.example.com} for every name below it; empty = any.
+         */
+        public List<String> allowDomains = new ArrayList<>();
     }
 
     /** {@code [transport]}: the connection between client and server. */

@@ -6,8 +6,7 @@ import dev.tunnel.config.UnsupportedKeys;
 final class UnsupportedServerKeys {
 
     static final UnsupportedKeys KEYS = UnsupportedKeys.of(
-            "vhostHTTPPort", "vhostHTTPSPort", "vhostHTTPTimeout", "kcpBindPort", "quicBindPort",
-            "tcpmuxHTTPConnectPort", "tcpmuxPassthrough", "subDomainHost", "custom404Page",
+            "kcpBindPort", "quicBindPort", "tcpmuxHTTPConnectPort", "tcpmuxPassthrough",
             "webServer.assetsDir", "webServer.tls.trustedCaFile", "webServer.tls.serverName",
             "detailedErrorsToClient", "natholeAnalysisDataReserveHours",
             "httpPlugins", "sshTunnelGateway",

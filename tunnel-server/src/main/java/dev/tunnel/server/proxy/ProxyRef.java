@@ -2,6 +2,7 @@ package dev.tunnel.server.proxy;
 
 import dev.tunnel.protocol.relay.TrafficCounter;
 import io.netty.channel.Channel;
+import io.netty.handler.codec.haproxy.HAProxyProtocolVersion;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
@@ -17,6 +18,7 @@ public final class ProxyRef {
     private final String name;
     private final TrafficCounter traffic = new TrafficCounter();
     private final ChannelGroup connections;
+    private volatile HAProxyProtocolVersion proxyProtocol;
 
     /**
      * @param id   the client's proxy id
@@ -34,6 +36,19 @@ public final class ProxyRef {
 
     public String name() {
         return name;
+    }
+
+    /**
+     * {@code transport.proxyProtocolVersion}: the link sends the local app a PROXY protocol header
+     * of this version before each connection's bytes; null = none.
+     */
+    public HAProxyProtocolVersion proxyProtocol() {
+        return proxyProtocol;
+    }
+
+    /** Set by the proxy's type when it starts, before any connection. */
+    public void proxyProtocol(HAProxyProtocolVersion version) {
+        this.proxyProtocol = version;
     }
 
     public TrafficCounter traffic() {

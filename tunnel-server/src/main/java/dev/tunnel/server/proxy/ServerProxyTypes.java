@@ -3,6 +3,7 @@ package dev.tunnel.server.proxy;
 import dev.tunnel.protocol.Capabilities;
 import dev.tunnel.server.proxy.secret.SecretProxies;
 import dev.tunnel.server.proxy.secret.SecretProxyType;
+import dev.tunnel.server.proxy.http.VhostProxyType;
 import dev.tunnel.server.proxy.tcp.TcpProxyType;
 import dev.tunnel.server.proxy.udp.UdpProxyType;
 import java.util.ArrayList;
@@ -28,6 +29,8 @@ public final class ServerProxyTypes {
         return new ServerProxyTypes()
                 .register(new TcpProxyType())
                 .register(new UdpProxyType())
+                .register(VhostProxyType.http())
+                .register(VhostProxyType.https())
                 .register(new SecretProxyType("stcp", secrets))
                 .register(new SecretProxyType("sudp", secrets));
     }

@@ -56,6 +56,18 @@ public interface SessionLink {
      */
     MuxStream openStream(ProxyRef proxy, String source);
 
-    /** Whether {@link #openStream} can work at all: false in pool mode. */
+    /**
+     * Whether the {@code openStream} methods work: in mux mode a stream can be opened and used on
+     * the caller's own terms (UDP associations, visitor splices, the vhost's per-request routing);
+     * a pool-mode work connection is one raw pipe and cannot.
+     */
     boolean carriesStreams();
+
+    /**
+     * Mux mode: admits {@code publicConn} (registered on {@link #eventLoop()}) against the
+     * session's limits and opens a stream to {@code proxy}'s local app for it, with the PROXY
+     * protocol header already written when the proxy asks for one. The caller sets the stream's
+     * handler. Null when refused (logged) or when {@link #carriesStreams()} is false.
+     */
+    MuxStream openStream(Channel publicConn, ProxyRef proxy);
 }

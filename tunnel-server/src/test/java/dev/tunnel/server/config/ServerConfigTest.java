@@ -132,7 +132,7 @@ class ServerConfigTest {
     @Test
     void unsupportedFrpSettings() {
         assertThat(messages("""
-                vhostHTTPPort = 80
+                tcpmuxHTTPConnectPort = 1337
                 [webServer]
                 assetsDir = "./static"
                 [auth]
@@ -141,7 +141,7 @@ class ServerConfigTest {
                 [transport]
                 tcpKeepalive = 7200
                 """)).containsExactly(
-                "s.toml:1: \"vhostHTTPPort\" is an frp setting that tunnel does not support yet",
+                "s.toml:1: \"tcpmuxHTTPConnectPort\" is an frp setting that tunnel does not support yet",
                 "s.toml:3: \"webServer.assetsDir\" is an frp setting that tunnel does not support yet",
                 "s.toml:5: auth.method = \"oidc\" is not supported yet (supported: \"token\")",
                 "s.toml:6: \"auth.oidc.issuer\" is an frp setting that tunnel does not support yet",
@@ -174,6 +174,48 @@ class ServerConfigTest {
                 "s.toml:1: enablePrometheus: true needs webServer.port (the metrics are served by the web server at /metrics)");
         assertThat(messages("[webServer]\nport = 7500\npprofEnable = true\n")).containsExactly(
                 "s.toml:3: webServer.pprofEnable: true is not supported (Go's profiler; on the JVM use JFR or jcmd)");
+    }
+
+    @Test
+    void readsFrpsVhostKeys() throws Exception {
+        ServerConfig cfg = parse("""
+                vhostHTTPPort = 80
+                vhostHTTPSPort = 443
+                vhostHTTPTimeout = 30
+                subDomainHost = "frps.com"
+                [[users]]
+                name = "alice"
+                token = "t"
+                allowDomains = ["alice.dev", "*.alice.dev"]
+                """);
+        assertThat(cfg.vhostHTTPPort).isEqualTo(80);
+        assertThat(cfg.vhostHTTPSPort).isEqualTo(443);
+        assertThat(cfg.vhostHTTPTimeout).isEqualTo(30);
+        assertThat(cfg.subDomainHost).isEqualTo("frps.com");
+        assertThat(cfg.users.get(0).allowDomains).containsExactly("alice.dev", "*.alice.dev");
+        assertThat(parse("").vhostHTTPPort).as("off unless set, as in frp").isZero();
+    }
+
+    @Test
+    void badVhostValuesNameTheKey() {
+        assertThat(messages("""
+                bindPort = 7000
+                vhostHTTPPort = 7000
+                vhostHTTPSPort = 70000
+                vhostHTTPTimeout = 0
+                subDomainHost = "*.frps.com"
+                custom404Page = "missing-404.html"
+                [[users]]
+                name = "alice"
+                token = "t"
+                allowDomains = ["a..b"]
+                """)).hasSize(6).contains(
+                "s.toml:2: vhostHTTPPort: 7000 is also bindPort (expected: another port)",
+                "s.toml:3: vhostHTTPSPort: 70000 (expected: 0-65535)",
+                "s.toml:4: vhostHTTPTimeout: 0 (expected: 1 or more)",
+                "s.toml:5: subDomainHost: \"*.frps.com\" (expected a domain without wildcard, such as example.com)",
+                "s.toml:10: users[0].allowDomains[0]: \"a..b\" has an empty or over-long label (expected labels of 1-63 characters)")
+                .anySatisfy(m -> assertThat(m).startsWith("s.toml:6: custom404Page: file \"missing-404.html\" does not exist"));
     }
 
     @Test

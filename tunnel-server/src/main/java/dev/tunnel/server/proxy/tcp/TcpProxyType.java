@@ -6,12 +6,15 @@ import dev.tunnel.server.proxy.ProxyRequest;
 import dev.tunnel.server.proxy.ProxySession;
 import dev.tunnel.server.proxy.RunningProxy;
 import dev.tunnel.server.proxy.ServerProxyType;
+import dev.tunnel.server.vhost.ProxyProtocolHeader;
+import io.netty.handler.codec.haproxy.HAProxyProtocolVersion;
 import io.netty.util.concurrent.Future;
 
 /**
  * {@code type = "tcp"}: a public port of its own per proxy ({@code remotePort}; 0 or absent =
  * the server picks one among {@code allowPorts}, or the OS does), every connection to it carried
- * to the client. Options: {@code remotePort}.
+ * to the client. Options: {@code remotePort}, {@code transport.proxyProtocolVersion} ("v1", "v2":
+ * the local app reads a PROXY protocol header naming the visitor first).
  */
 public final class TcpProxyType implements ServerProxyType {
     public static final String NAME = "tcp";
@@ -32,6 +35,13 @@ public final class TcpProxyType implements ServerProxyType {
         if (remotePort < 0 || remotePort > 65535) {
             return failed(session, "remotePort: " + remotePort + " (expected: 0-65535)");
         }
+        HAProxyProtocolVersion proxyProtocol;
+        try {
+            proxyProtocol = ProxyProtocolHeader.version(request.options().string("transport.proxyProtocolVersion", ""));
+        } catch (IllegalArgumentException e) {
+            return failed(session, "transport." + e.getMessage());
+        }
+        request.proxy().proxyProtocol(proxyProtocol);
         return new TcpProxy(request, session).start(remotePort);
     }
 

@@ -1,0 +1,70 @@
+package dev.tunnel.server.vhost;
+
+import dev.tunnel.server.vhost.RouteTable.Entry;
+import io.netty.channel.Channel;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decides what becomes of one request head: a route to a proxy, or an answer the vhost gives
+ * itself (400/414/431 then close, 404, 401). Counts and logs the refusals.
+ */
+final class RequestRouting {
+    private static final Logger log = LoggerFactory.getLogger(HttpVhostHandler.class);
+    private static final BurstLog NOT_FOUND_LOG = new BurstLog(log);
+
+    private RequestRouting() {
+    }
+
+    /** The outcome: {@code route} to forward to, or {@code answer} (closing the connection when {@code close}). */
+    record Decision(Entry<HttpRoute> route, FullHttpResponse answer, boolean close) {
+    }
+
+    static Decision decide(VhostSettings vhost, HttpRequest request, Channel ch) {
+        if (request.decoderResult().isFailure()) {
+            Throwable cause = request.decoderResult().cause();
+            vhost.counters().badRequests.incrementAndGet();
+            HttpResponseStatus status = cause instanceof TooLongHttpLineException ? HttpResponseStatus.REQUEST_URI_TOO_LONG
+                    : cause instanceof TooLongHttpHeaderException ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
+                    : HttpResponseStatus.BAD_REQUEST;
+            log.debug("{} bad request ({}): {}", ch, status.code(), cause.toString());
+            String why = status == HttpResponseStatus.BAD_REQUEST ? "The request could not be parsed."
+                    : "The request line or headers are larger than this server accepts ("
+                    + VhostSettings.MAX_REQUEST_LINE + " / " + VhostSettings.MAX_REQUEST_HEADERS + " bytes).";
+            return new Decision(null, ErrorPages.badRequest(ch.alloc(), status, why), true);
+        }
+        RequestTarget target = RequestTarget.of(request);
+        if (target.host() == null) {
+            vhost.counters().badRequests.incrementAndGet();
+            log.debug("{} bad request (400): no Host", ch);
+            return new Decision(null, ErrorPages.badRequest(ch.alloc(), HttpResponseStatus.BAD_REQUEST,
+                    "The request has no Host header, so it cannot be routed."), true);
+        }
+        String authorization = request.headers().get(HttpHeaderNames.AUTHORIZATION);
+        Entry<HttpRoute> found = vhost.httpRoutes().find(target.host(), target.path(),
+                BasicCredentials.userOf(authorization));
+        if (found == null) {
+            vhost.counters().notFound.incrementAndGet();
+            NOT_FOUND_LOG.warn("{} 404 for host [{}] path [{}]: no http proxy serves it", ch, target.host(),
+                    target.path());
+            return new Decision(null, vhost.pages().notFound(ch.alloc()), false);
+        }
+        HttpRoute r = found.target();
+        if (r.needsAuth()) {
+            BasicCredentials given = BasicCredentials.parse(authorization);
+            if (given == null || !given.matches(r.httpUser(), r.httpPassword())) {
+                vhost.counters().unauthorized.incrementAndGet();
+                log.debug("{} 401 for {}: {}", ch, HttpRoute.describe(found),
+                        given == null ? "no credentials" : "wrong credentials");
+                return new Decision(null, vhost.pages().unauthorized(ch.alloc()), false);
+            }
+        }
+        return new Decision(found, null, false);
+    }
+}

@@ -1,0 +1,105 @@
+package dev.tunnel.server.vhost;
+
+import dev.tunnel.protocol.TunnelPipeline;
+import dev.tunnel.protocol.transport.Transports;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpServerCodec;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The shared vhost ports: {@code vhostHTTPPort} (requests routed by Host and path) and
+ * {@code vhostHTTPSPort} (TLS routed by SNI). Both accept on the server's event loops; a
+ * connection moves to the loop of the proxy it is routed to. Accepted connections join
+ * {@code publicConns}, which the shutdown drain waits on.
+ */
+public final class VhostListeners implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(VhostListeners.class);
+
+    private final List<Channel> listeners = new ArrayList<>();
+
+    private VhostListeners() {
+    }
+
+    /**
+     * Binds the ports that are set (non-zero); throws with {@code failed to bind on [addr:port]}
+     * when one cannot be bound.
+     */
+    public static VhostListeners bind(EventLoopGroup group, String address, int httpPort, int httpsPort,
+                                      VhostSettings settings, ChannelGroup publicConns, int backlog) {
+        VhostListeners bound = new VhostListeners();
+        try {
+            if (httpPort != 0) {
+                bound.listeners.add(bind(group, address, httpPort, backlog, new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        publicConns.add(ch);
+                        HttpDecoderConfig requests = new HttpDecoderConfig()
+                                .setMaxInitialLineLength(VhostSettings.MAX_REQUEST_LINE)
+                                .setMaxHeaderSize(VhostSettings.MAX_REQUEST_HEADERS)
+                                .setMaxChunkSize(256 * 1024);
+                        ch.pipeline().addLast(TunnelPipeline.HTTP_CODEC, new HttpServerCodec(requests));
+                        ch.pipeline().addLast(TunnelPipeline.VHOST, new HttpVhostHandler(settings, "http"));
+                    }
+                }));
+                log.info("vhost HTTP port listening on {}", bound.listeners.get(bound.listeners.size() - 1).localAddress());
+            }
+            if (httpsPort != 0) {
+                bound.listeners.add(bind(group, address, httpsPort, backlog, new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        publicConns.add(ch);
+                        ch.pipeline().addLast(TunnelPipeline.SNI, new SniRouter(settings));
+                    }
+                }));
+                log.info("vhost HTTPS port listening on {} (routed by SNI, TLS passed through)",
+                        bound.listeners.get(bound.listeners.size() - 1).localAddress());
+            }
+            return bound;
+        } catch (RuntimeException e) {
+            bound.close();
+            throw e;
+        }
+    }
+
+    private static Channel bind(EventLoopGroup group, String address, int port, int backlog,
+                                ChannelInitializer<SocketChannel> initializer) {
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(group)
+                .channel(Transports.serverChannel())
+                .option(ChannelOption.SO_BACKLOG, backlog)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.AUTO_READ, false)
+                .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.RCVBUF_ALLOCATOR, Transports.bulkReads())
+                .childHandler(initializer);
+        try {
+            return bootstrap.bind(address, port).syncUninterruptibly().channel();
+        } catch (Exception e) {
+            throw new IllegalStateException("failed to bind on [" + address + ":" + port + "]: " + e.getMessage(), e);
+        }
+    }
+
+    /** The port actually bound for {@code index} (0 = the first bound), for tests with port 0. */
+    public int port(int index) {
+        return ((java.net.InetSocketAddress) listeners.get(index).localAddress()).getPort();
+    }
+
+    @Override
+    public void close() {
+        for (Channel ch : listeners) {
+            ch.close().syncUninterruptibly();
+        }
+        listeners.clear();
+    }
+}

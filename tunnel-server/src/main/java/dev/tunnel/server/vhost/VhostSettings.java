@@ -1,0 +1,35 @@
+package dev.tunnel.server.vhost;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * What every vhost connection shares: the route tables, the error pages, the timeouts, and
+ * counters of rejected input an operator can watch.
+ *
+ * @param responseTimeoutSeconds {@code vhostHTTPTimeout}: how long a local app may take to start its response
+ * @param headTimeoutSeconds     how long a request head (or a ClientHello) may take to arrive, and
+ *                               how long a keep-alive connection may stay idle
+ */
+public record VhostSettings(RouteTable<HttpRoute> httpRoutes, RouteTable<VhostTarget> httpsRoutes, ErrorPages pages,
+                           int responseTimeoutSeconds, int headTimeoutSeconds, Counters counters) {
+
+    /** Longest request line accepted (longer: 414). */
+    public static final int MAX_REQUEST_LINE = 8 * 1024;
+    /** Longest request header block accepted (longer: 431). */
+    public static final int MAX_REQUEST_HEADERS = 32 * 1024;
+    /** Seconds a request head or ClientHello may take to arrive, and a keep-alive connection may idle. */
+    public static final int HEAD_TIMEOUT_SECONDS = 60;
+    /** Largest ClientHello read for SNI (longer: closed). */
+    public static final int MAX_CLIENT_HELLO = 16 * 1024;
+
+    /** Rejected input, by kind; thread-safe. */
+    public static final class Counters {
+        public final AtomicLong badRequests = new AtomicLong();
+        public final AtomicLong slowHeads = new AtomicLong();
+        public final AtomicLong notFound = new AtomicLong();
+        public final AtomicLong unauthorized = new AtomicLong();
+        public final AtomicLong badGateway = new AtomicLong();
+        public final AtomicLong gatewayTimeout = new AtomicLong();
+        public final AtomicLong tlsUnrouted = new AtomicLong();
+    }
+}

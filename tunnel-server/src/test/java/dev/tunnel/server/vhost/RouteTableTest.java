@@ -1,0 +1,90 @@
+package dev.tunnel.server.vhost;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(10)
+class RouteTableTest {
+    private final RouteTable<String> table = new RouteTable<>();
+
+    private String find(String host, String path, String user) {
+        RouteTable.Entry<String> e = table.find(host, path, user);
+        return e == null ? null : e.target();
+    }
+
+    @Test
+    void exactHostBeatsWildcardAndWildcardBeatsCatchAll() {
+        table.add("*", "", "", "all", "all");
+        table.add("*.example.com", "", "", "wild", "wild");
+        table.add("app.example.com", "", "", "exact", "exact");
+        assertThat(find("app.example.com", "/", "")).isEqualTo("exact");
+        assertThat(find("other.example.com", "/", "")).isEqualTo("wild");
+        assertThat(find("unknown.org", "/", "")).isEqualTo("all");
+    }
+
+    @Test
+    void theMostSpecificWildcardWinsAtAnyDepth() {
+        table.add("*.example.com", "", "", "outer", "outer");
+        table.add("*.b.example.com", "", "", "inner", "inner");
+        assertThat(find("a.b.example.com", "/", "")).isEqualTo("inner");
+        assertThat(find("x.y.example.com", "/", "")).isEqualTo("outer");
+        assertThat(find("deep.x.y.example.com", "/", "")).isEqualTo("outer");
+    }
+
+    @Test
+    void aWildcardDoesNotMatchItsOwnApexNorATwoLabelHostAgainstATld() {
+        table.add("*.example.com", "", "", "wild", "wild");
+        table.add("*.com", "", "", "tld", "tld");
+        assertThat(find("example.com", "/", "")).isNull();
+        assertThat(find("a.example.com", "/", "")).isEqualTo("wild");
+    }
+
+    @Test
+    void theLongestLocationPrefixWins() {
+        table.add("app.example.com", "", "", "root", "root");
+        table.add("app.example.com", "/api", "", "api", "api");
+        table.add("app.example.com", "/api/v2", "", "v2", "v2");
+        assertThat(find("app.example.com", "/api/v2/users", "")).isEqualTo("v2");
+        assertThat(find("app.example.com", "/api/v1", "")).isEqualTo("api");
+        assertThat(find("app.example.com", "/index.html", "")).isEqualTo("root");
+        assertThat(find("app.example.com", "/API/V2", "")).as("paths compare case-insensitively, as in frp").isEqualTo("v2");
+    }
+
+    @Test
+    void withoutARootLocationAnUnmatchedPathFallsThroughToWildcards() {
+        table.add("app.example.com", "/api", "", "api", "api");
+        table.add("*.example.com", "", "", "wild", "wild");
+        assertThat(find("app.example.com", "/other", "")).isEqualTo("wild");
+    }
+
+    @Test
+    void routeByHttpUserComesBeforeAnyUser() {
+        table.add("app.example.com", "", "", "everyone", "everyone");
+        table.add("app.example.com", "", "alice", "alice", "alice");
+        assertThat(find("app.example.com", "/", "alice")).isEqualTo("alice");
+        assertThat(find("app.example.com", "/", "bob")).isEqualTo("everyone");
+        assertThat(find("app.example.com", "/", "")).isEqualTo("everyone");
+    }
+
+    @Test
+    void aSecondRegistrationIsRefusedNamingTheOwnerWhoKeepsIt() {
+        assertThat(table.add("App.Example.com", "/x", "", "first", "first")).isNull();
+        RouteTable.Entry<String> owner = table.add("app.example.com", "/x", "", "second", "second");
+        assertThat(owner).isNotNull();
+        assertThat(owner.owner()).isEqualTo("first");
+        assertThat(find("app.example.com", "/x", "")).isEqualTo("first");
+        assertThat(table.add("app.example.com", "/y", "", "second", "second")).as("another location is free").isNull();
+    }
+
+    @Test
+    void removeTakesOnlyTheRouteOfItsTarget() {
+        table.add("app.example.com", "", "", "first", "first");
+        table.remove("app.example.com", "", "", "other");
+        assertThat(find("app.example.com", "/", "")).isEqualTo("first");
+        table.remove("app.example.com", "", "", "first");
+        assertThat(find("app.example.com", "/", "")).isNull();
+        assertThat(table.isEmpty()).isTrue();
+    }
+}
