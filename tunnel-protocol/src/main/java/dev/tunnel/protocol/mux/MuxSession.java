@@ -55,11 +55,14 @@ public final class MuxSession extends ChannelInboundHandlerAdapter {
     private final Runnable flushTask = this::flushNow;
 
     private ChannelHandlerContext ctx;
+    private FrameScheduler scheduler;
     private int peerInitialWindow = -1;
     private int nextStreamId;
     private int lastPeerStreamId;
     private boolean flushScheduled;
     private volatile long rttNanos;
+    private volatile long queueDelayNanos;
+    private volatile long maxQueueDelayNanos;
 
     /**
      * @param server   true on the tunnel server (opens odd stream ids), false on the client (even)
@@ -75,6 +78,7 @@ public final class MuxSession extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        this.scheduler = new FrameScheduler(ctx.channel());
     }
 
     /** Starts carrying streams once login told us the peer's initial window. */
@@ -84,6 +88,7 @@ public final class MuxSession extends ChannelInboundHandlerAdapter {
                     + " bytes (expected at least 1024)");
         }
         this.peerInitialWindow = peerInitialWindow;
+        TunnelSocket.keepQueuesShort(ctx.channel());
     }
 
     public boolean isStarted() {
@@ -123,6 +128,21 @@ public final class MuxSession extends ChannelInboundHandlerAdapter {
 
     public int streamCount() {
         return streams.size();
+    }
+
+    /**
+     * Moving average of how long a stream with bytes to send waited for its turn on the
+     * connection (nanoseconds; 0 before any wait). Read from any thread (a dashboard).
+     */
+    public long queueDelayNanos() {
+        return queueDelayNanos;
+    }
+
+    /** Largest such wait since the previous call (nanoseconds), for a dashboard polling it. */
+    public long takeMaxQueueDelayNanos() {
+        long max = maxQueueDelayNanos;
+        maxQueueDelayNanos = 0;
+        return max;
     }
 
     public Channel channel() {
@@ -213,6 +233,9 @@ public final class MuxSession extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (ctx.channel().isWritable()) {
+            scheduler.run(System.nanoTime());
+        }
         MuxStream stream;
         while (ctx.channel().isWritable() && (stream = awaitingWritable.poll()) != null) {
             stream.awaitingSession = false;
@@ -226,6 +249,7 @@ public final class MuxSession extends ChannelInboundHandlerAdapter {
         List<MuxStream> open = new ArrayList<>(streams.values());
         streams.clear();
         awaitingWritable.clear();
+        scheduler.clear();
         for (MuxStream stream : open) {
             stream.onSessionClosed();
         }
@@ -267,6 +291,15 @@ public final class MuxSession extends ChannelInboundHandlerAdapter {
 
     void remove(MuxStream stream) {
         streams.remove(stream.id());
+        scheduler.remove(stream);
+    }
+
+    /** {@code stream} has DATA or a FIN it may send: the scheduler sends it in its turn. */
+    void dataReady(MuxStream stream) {
+        if (!ctx.channel().isActive()) {
+            return;
+        }
+        scheduler.ready(stream, System.nanoTime());
     }
 
     void logStreamError(MuxStream stream, String reason) {
@@ -275,6 +308,8 @@ public final class MuxSession extends ChannelInboundHandlerAdapter {
 
     private void flushNow() {
         flushScheduled = false;
+        queueDelayNanos = scheduler.queueDelayNanos();
+        maxQueueDelayNanos = Math.max(maxQueueDelayNanos, scheduler.takeMaxQueueDelayNanos());
         ctx.flush();
     }
 

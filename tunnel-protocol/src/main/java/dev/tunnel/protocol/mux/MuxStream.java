@@ -51,6 +51,13 @@ public final class MuxStream {
     private boolean wantWritable;
     boolean awaitingSession;
 
+    // scheduling state, owned by FrameScheduler
+    boolean scheduled;
+    int deficit;
+    long readySinceNanos;
+    private long sentEpochNanos;
+    private int sentInEpoch;
+
     private final ReceiveWindow receiveWindow;
     private boolean finReceived;
     private boolean closed;
@@ -194,14 +201,10 @@ public final class MuxStream {
             return;
         }
         sendWindow = (int) window;
-        drain();
-        if (wantWritable && waiting.isEmpty() && sendWindow > 0 && !finQueued && !closed) {
-            wantWritable = false;
-            if (session.isChannelWritable()) {
-                notifyWritable();
-            } else {
-                session.awaitWritable(this);
-            }
+        if (!waiting.isEmpty() || scheduled) {
+            drain();
+        } else {
+            afterSending();
         }
     }
 
@@ -234,27 +237,66 @@ public final class MuxStream {
         }
     }
 
+    /** Hands the stream to the session's scheduler when it has something it may send. */
     private void drain() {
-        while (sendWindow > 0 && !waiting.isEmpty()) {
-            ByteBuf head = waiting.peek();
-            int bytes = Math.min(Math.min(sendWindow, head.readableBytes()), MAX_CHUNK);
-            ByteBuf chunk;
-            if (bytes == head.readableBytes()) {
-                chunk = waiting.poll();
-            } else {
-                chunk = head.readRetainedSlice(bytes);
-            }
-            sendWindow -= bytes;
-            boolean fin = finQueued && waiting.isEmpty();
-            session.writeFrame(new DataFrame(id, chunk, fin));
-            finSent |= fin;
+        if (hasSendable()) {
+            session.dataReady(this);
+        } else if (finSent) {
+            completeIfDone();
         }
-        if (finQueued && !finSent && waiting.isEmpty()) {
+    }
+
+    /** Bytes (or a FIN) that may go out now: waiting bytes with credit, or a FIN behind them. */
+    boolean hasSendable() {
+        if (closed) {
+            return false;
+        }
+        return waiting.isEmpty() ? finQueued && !finSent : sendWindow > 0;
+    }
+
+    /**
+     * Sends one DATA frame of at most {@code limit} bytes (or the FIN alone): called by the
+     * scheduler when it is this stream's turn. Returns the payload bytes sent.
+     */
+    int sendData(int limit, long nowNanos) {
+        if (waiting.isEmpty()) {
             session.writeFrame(new DataFrame(id, Unpooled.EMPTY_BUFFER, true));
             finSent = true;
+            return 0;
         }
+        ByteBuf head = waiting.peek();
+        int bytes = Math.min(Math.min(sendWindow, head.readableBytes()), Math.min(limit, MAX_CHUNK));
+        ByteBuf chunk = bytes == head.readableBytes() ? waiting.poll() : head.readRetainedSlice(bytes);
+        sendWindow -= bytes;
+        boolean fin = finQueued && waiting.isEmpty();
+        session.writeFrame(new DataFrame(id, chunk, fin));
+        finSent |= fin;
+        if (nowNanos - sentEpochNanos > FrameScheduler.SPARSE_EPOCH_NANOS) {
+            sentEpochNanos = nowNanos;
+            sentInEpoch = 0;
+        }
+        sentInEpoch += bytes;
+        return bytes;
+    }
+
+    /** Bytes sent in the current sparse-detection epoch (0 once it is over). */
+    int sentRecently(long nowNanos) {
+        return nowNanos - sentEpochNanos > FrameScheduler.SPARSE_EPOCH_NANOS ? 0 : sentInEpoch;
+    }
+
+    /** The scheduler has sent all it could: finish, or let the handler read again. */
+    void afterSending() {
         if (finSent) {
             completeIfDone();
+            return;
+        }
+        if (wantWritable && waiting.isEmpty() && sendWindow > 0 && !finQueued && !closed) {
+            wantWritable = false;
+            if (session.isChannelWritable()) {
+                notifyWritable();
+            } else {
+                session.awaitWritable(this);
+            }
         }
     }
 
