@@ -1,6 +1,7 @@
 package dev.tunnel.server;
 
 import dev.tunnel.protocol.auth.ChannelBinding;
+import dev.tunnel.protocol.mux.MemoryLimit;
 import dev.tunnel.protocol.mux.MuxSettings;
 import dev.tunnel.protocol.tls.TlsContexts;
 import dev.tunnel.protocol.tls.TlsFiles;
@@ -70,7 +71,9 @@ public final class TunnelServer implements AutoCloseable {
                     config.effectiveProxyBindAddr(), Version.get(), config.transport.loginTimeout, credentials,
                     authenticator, throttle, config.transport.maxStreamsPerClient, pool, new SessionRegistry(),
                     publicConns);
-            MuxSettings mux = new MuxSettings(config.transport.tcpMuxInitialWindow, config.transport.tcpMuxMaxWindow);
+            MuxSettings mux = MuxSettings.configured(config.transport.tcpMuxInitialWindow,
+                    config.transport.tcpMuxMaxWindow, config.transport.tcpMuxSessionWindow);
+            MemoryLimit.process().limit(config.transport.tcpMuxMemoryLimit);
             ServerBootstrap bootstrap = new ServerBootstrap()
                     .group(workerGroup)
                     .channel(Transports.serverChannel())

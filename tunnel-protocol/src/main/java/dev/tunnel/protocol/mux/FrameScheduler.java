@@ -96,7 +96,8 @@ final class FrameScheduler {
                 int limit = alone ? MuxStream.MAX_CHUNK : stream.deficit;
                 limit = (int) Math.min(limit, Math.max(MIN_FRAME, channel.bytesBeforeUnwritable()));
                 int sent = stream.sendData(limit, nowNanos);
-                stream.deficit -= alone ? 0 : sent;
+                // alone, a stream may overdraw; it still leaves the new-flow list once it used its quantum
+                stream.deficit = alone ? Math.max(0, stream.deficit - sent) : stream.deficit - sent;
             }
         } finally {
             running = false;

@@ -12,7 +12,9 @@ import dev.tunnel.protocol.ResetFrame;
 import dev.tunnel.protocol.WindowUpdateFrame;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelPromise;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.collection.IntObjectMap;
@@ -43,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * <h3>Closing</h3>
  * When the connection closes, every stream is reset with {@link ResetCode#SESSION_CLOSED}.
  */
-public final class MuxSession extends ChannelInboundHandlerAdapter {
+public final class MuxSession extends ChannelDuplexHandler {
     private static final Logger log = LoggerFactory.getLogger(MuxSession.class);
 
     private final boolean server;
@@ -61,6 +63,16 @@ public final class MuxSession extends ChannelInboundHandlerAdapter {
     private int lastPeerStreamId;
     private boolean flushScheduled;
     private volatile long rttNanos;
+    private volatile long minRttNanos;
+    private final MemoryLimit memory = MemoryLimit.process();
+    private final ReceiveWindow.Budget budget = new SessionBudget();
+    /** Sum of the receive windows of this session's streams. */
+    private long committed;
+    /** Reading stopped because direct memory is nearly used up; a timer checks when to resume. */
+    private boolean paused;
+    private ScheduledFuture<?> pressureCheck;
+    private String closeReason;
+    private boolean closeAsked;
     private volatile long queueDelayNanos;
     private volatile long maxQueueDelayNanos;
 
@@ -110,9 +122,9 @@ public final class MuxSession extends ChannelInboundHandlerAdapter {
         }
         int id = nextStreamId;
         nextStreamId += 2;
-        MuxStream stream = new MuxStream(this, id, peerInitialWindow, settings);
-        streams.put(id, stream);
+        MuxStream stream = newStream(id);
         writeFrame(new OpenFrame(id, proxyId, source));
+        grantStartWindow(stream);
         return stream;
     }
 
@@ -124,6 +136,31 @@ public final class MuxSession extends ChannelInboundHandlerAdapter {
     /** Smoothed round-trip time of the last pings (any thread), or 0 before the first pong. */
     public long rttNanos() {
         return rttNanos;
+    }
+
+    /**
+     * Smallest ping round trip seen (any thread), or 0 before the first pong: the path's delay
+     * without the queueing the tunnel's own traffic adds, which is what window tuning uses.
+     */
+    public long minRttNanos() {
+        return minRttNanos;
+    }
+
+    /** Bytes of receive window this session's streams hold now (event loop only). */
+    public long committedWindow() {
+        return committed;
+    }
+
+    /**
+     * Closes the session for {@code reason}, logged once when the connection is gone: at WARN
+     * unless {@code asked} (a shutdown, a logout).
+     */
+    public void close(String reason, boolean asked) {
+        if (closeReason == null) {
+            closeReason = reason;
+            closeAsked = asked;
+        }
+        ctx.close();
     }
 
     public int streamCount() {
@@ -199,6 +236,9 @@ public final class MuxSession extends ChannelInboundHandlerAdapter {
             if (sample >= 0 && sample < TimeUnit.MINUTES.toNanos(2)) {
                 long rtt = rttNanos == 0 ? sample : (7 * rttNanos + sample) / 8;
                 rttNanos = rtt;
+                if (minRttNanos == 0 || sample < minRttNanos) {
+                    minRttNanos = Math.max(sample, 1);
+                }
                 if (log.isDebugEnabled()) {
                     log.debug("{} ping RTT {} us (smoothed {} us)", ctx.channel(), sample / 1000, rtt / 1000);
                 }
@@ -216,31 +256,74 @@ public final class MuxSession extends ChannelInboundHandlerAdapter {
             throw new ProtocolException("peer opened stream " + id + " out of order (last " + lastPeerStreamId + ")");
         }
         lastPeerStreamId = id;
-        MuxStream stream = new MuxStream(this, id, peerInitialWindow, settings);
-        streams.put(id, stream);
+        MuxStream stream = newStream(id);
         if (acceptor == null) {
             stream.reset(ResetCode.REFUSED);
             return;
         }
+        grantStartWindow(stream);
         acceptor.accept(stream, open.proxyId(), open.source());
+    }
+
+    private MuxStream newStream(int id) {
+        MuxStream stream = new MuxStream(this, id, peerInitialWindow, settings);
+        streams.put(id, stream);
+        committed += settings.initialWindow();
+        memory.forceReserve(settings.initialWindow());
+        return stream;
+    }
+
+    /** Tops a new stream's guaranteed window up to the start window, as far as the budgets allow. */
+    private void grantStartWindow(MuxStream stream) {
+        int boost = stream.window().grow(settings.startWindow() - settings.initialWindow(), budget);
+        if (boost > 0) {
+            writeFrame(new WindowUpdateFrame(stream.id(), boost));
+        }
     }
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
         flushSockets();
+        if (!paused && MemoryLimit.directMemoryTight()) {
+            pause();
+        }
         ctx.fireChannelReadComplete();
+    }
+
+    /**
+     * Memory pressure: stop reading the tunnel connection and every relayed socket of this
+     * session, instead of letting an allocation fail and take the session down. Bytes already
+     * buffered keep draining; reading resumes when direct memory is below the mark again.
+     */
+    private void pause() {
+        paused = true;
+        ctx.channel().config().setAutoRead(false);
+        log.warn("{} direct memory nearly used up ({} of {} MiB): reading paused until it frees", ctx.channel(),
+                MemoryLimit.usedDirectMemory() >> 20, io.netty.util.internal.PlatformDependent.maxDirectMemory() >> 20);
+        pressureCheck = ctx.executor().scheduleWithFixedDelay(() -> {
+            if (!MemoryLimit.directMemoryTight()) {
+                resume();
+            }
+        }, 20, 20, TimeUnit.MILLISECONDS);
+    }
+
+    private void resume() {
+        paused = false;
+        pressureCheck.cancel(false);
+        pressureCheck = null;
+        log.info("{} direct memory available again: reading resumed", ctx.channel());
+        ctx.channel().config().setAutoRead(true);
+        wakeWaiting();
+    }
+
+    /** True while memory pressure keeps this session from reading. */
+    public boolean isPaused() {
+        return paused;
     }
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-        if (ctx.channel().isWritable()) {
-            scheduler.run(System.nanoTime());
-        }
-        MuxStream stream;
-        while (ctx.channel().isWritable() && (stream = awaitingWritable.poll()) != null) {
-            stream.awaitingSession = false;
-            stream.notifyWritable();
-        }
+        wakeWaiting();
         ctx.fireChannelWritabilityChanged();
     }
 
@@ -250,11 +333,45 @@ public final class MuxSession extends ChannelInboundHandlerAdapter {
         streams.clear();
         awaitingWritable.clear();
         scheduler.clear();
+        if (pressureCheck != null) {
+            pressureCheck.cancel(false);
+        }
         for (MuxStream stream : open) {
+            releaseWindow(stream);
             stream.onSessionClosed();
         }
+        logClose(open.size());
         flushSockets();
         ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (closeReason == null) {
+            closeReason = cause instanceof ProtocolException ? "protocol error: " + cause.getMessage()
+                    : cause instanceof java.io.IOException ? "connection error: " + cause.getMessage()
+                    : cause.toString();
+        }
+        ctx.fireExceptionCaught(cause);
+    }
+
+    @Override
+    public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
+        if (closeReason == null) {
+            closeReason = "closed by this side";
+            closeAsked = true;
+        }
+        ctx.close(promise);
+    }
+
+    /** One line per session end, on both sides: why, and how many streams it cut. */
+    private void logClose(int openStreams) {
+        String reason = closeReason != null ? closeReason : "the peer closed the connection";
+        if (closeAsked || (closeReason == null && server)) {
+            log.info("{} session closed: {} ({} open streams reset)", ctx.channel(), reason, openStreams);
+        } else {
+            log.warn("{} session closed: {} ({} open streams reset)", ctx.channel(), reason, openStreams);
+        }
     }
 
     // ---- used by MuxStream ----
@@ -279,7 +396,43 @@ public final class MuxSession extends ChannelInboundHandlerAdapter {
     }
 
     boolean isChannelWritable() {
-        return ctx.channel().isWritable();
+        return ctx.channel().isWritable() && !paused;
+    }
+
+    ReceiveWindow.Budget budget() {
+        return budget;
+    }
+
+    /** Gives a finished stream's receive window back to the budgets (once per stream). */
+    private void releaseWindow(MuxStream stream) {
+        if (!stream.windowReleased) {
+            stream.windowReleased = true;
+            int window = stream.window().window();
+            committed -= window;
+            memory.release(window);
+        }
+    }
+
+    /**
+     * A stream may grow into half of what the session has not committed yet (so a second
+     * draining stream always finds room) and what the process limit leaves. Streams that do not
+     * drain never grow, so they cannot take this from streams that do.
+     */
+    private final class SessionBudget implements ReceiveWindow.Budget {
+        @Override
+        public int grant(ReceiveWindow window, int wanted) {
+            long room = (settings.sessionWindow() - committed) / 2;
+            int want = (int) Math.max(0, Math.min(wanted, room));
+            int got = memory.tryReserve(want);
+            committed += got;
+            return got;
+        }
+
+        @Override
+        public void release(int bytes) {
+            committed -= bytes;
+            memory.release(bytes);
+        }
     }
 
     void awaitWritable(MuxStream stream) {
@@ -292,6 +445,19 @@ public final class MuxSession extends ChannelInboundHandlerAdapter {
     void remove(MuxStream stream) {
         streams.remove(stream.id());
         scheduler.remove(stream);
+        releaseWindow(stream);
+    }
+
+    /** Runs the scheduler, then tells streams that waited for the connection that they may read again. */
+    private void wakeWaiting() {
+        if (ctx.channel().isWritable()) {
+            scheduler.run(System.nanoTime());
+        }
+        MuxStream stream;
+        while (isChannelWritable() && (stream = awaitingWritable.poll()) != null) {
+            stream.awaitingSession = false;
+            stream.notifyWritable();
+        }
     }
 
     /** {@code stream} has DATA or a FIN it may send: the scheduler sends it in its turn. */

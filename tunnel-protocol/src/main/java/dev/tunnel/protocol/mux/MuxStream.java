@@ -50,6 +50,7 @@ public final class MuxStream {
     private boolean finSent;
     private boolean wantWritable;
     boolean awaitingSession;
+    boolean windowReleased;
 
     // scheduling state, owned by FrameScheduler
     boolean scheduled;
@@ -67,6 +68,11 @@ public final class MuxStream {
         this.id = id;
         this.sendWindow = sendWindow;
         this.receiveWindow = new ReceiveWindow(settings.initialWindow(), settings.maxWindow(), System.nanoTime());
+    }
+
+    /** Credit this stream may still send before the peer's next WINDOW_UPDATE. */
+    public int sendCredit() {
+        return sendWindow;
     }
 
     public int id() {
@@ -139,7 +145,7 @@ public final class MuxStream {
         if (closed || finReceived) {
             return;
         }
-        int credit = receiveWindow.onConsumed(bytes, System.nanoTime(), session.rttNanos());
+        int credit = receiveWindow.onConsumed(bytes, System.nanoTime(), session.minRttNanos(), session.budget());
         if (credit > 0) {
             session.writeFrame(new WindowUpdateFrame(id, credit));
         }
@@ -153,6 +159,10 @@ public final class MuxStream {
     /** The receive window this stream currently grants (grows with auto-tuning). */
     public int receiveWindow() {
         return receiveWindow.window();
+    }
+
+    ReceiveWindow window() {
+        return receiveWindow;
     }
 
     public boolean isClosed() {

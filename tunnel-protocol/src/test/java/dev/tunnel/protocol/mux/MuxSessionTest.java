@@ -86,7 +86,7 @@ class MuxSessionTest {
     void senderStopsAtThePeersWindowAndResumesOnlyWhenTheReceiverConsumes() {
         pair = new MuxPair(FIXED, FIXED);
         RecordingHandler sender = pair.openFromServer();
-        byte[] payload = random(WINDOW + 4096, 3);
+        byte[] payload = random(WINDOW + 2048, 3);
         boolean writable = sender.stream.write(Unpooled.wrappedBuffer(payload));
         pair.shuttle();
         RecordingHandler receiver = pair.acceptedByClient.get(0);
@@ -100,16 +100,16 @@ class MuxSessionTest {
         assertThat(receiver.receivedBytes()).isEqualTo(WINDOW);
         assertThat(pair.clientChannel.outboundMessages()).isEmpty();
 
-        // just under half a window consumed: still no credit
-        receiver.consume(WINDOW / 2 - 1);
+        // just under a quarter of the window consumed: still no credit
+        receiver.consume(WINDOW / 4 - 1);
         pair.shuttle();
         assertThat(receiver.receivedBytes()).isEqualTo(WINDOW);
         assertThat(sender.writables).isZero();
 
-        // half a window: credit goes back, the waiting 4 KiB leave, the sender may write again
+        // a quarter: credit goes back, the waiting 2 KiB leave, the sender may write again
         receiver.consume(1);
         pair.shuttle();
-        assertThat(receiver.receivedBytes()).isEqualTo(WINDOW + 4096);
+        assertThat(receiver.receivedBytes()).isEqualTo(WINDOW + 2048);
         assertSameBytes(receiver.received(), payload);
         assertThat(sender.writables).isEqualTo(1);
         assertThat(sender.stream.isWritable()).isTrue();
