@@ -38,11 +38,21 @@ import org.slf4j.LoggerFactory;
  * ({@link #writeFrame}), so many small streams share TLS records and syscalls. Sockets written
  * from frames of one read batch are flushed once at {@code channelReadComplete}.
  *
- * <h3>Backpressure</h3>
- * Above the connection's high watermark every stream reports not writable; streams that asked
- * are told when the connection drains ({@link #awaitWritable}).
+ * <h3>Scheduling</h3>
+ * Control, OPEN, RESET and WINDOW_UPDATE frames are written at once; DATA waits in its stream
+ * and leaves in the order of the {@link FrameScheduler} while the connection is under its (small)
+ * high watermark, so a sparse stream's bytes do not queue behind a download's.
+ *
+ * <h3>Budgets and memory pressure</h3>
+ * The session's streams' receive windows sum to at most {@link MuxSettings#sessionWindow()} (plus
+ * each stream's small guaranteed window) and count against the process's {@link MemoryLimit}.
+ * When direct memory is nearly used up, the session stops reading its connection and its streams
+ * stop reading their sockets ({@link #isPaused()}) until it frees; nothing is closed for it.
  *
  * <h3>Closing</h3>
+ * Every end of the session is logged once with its reason ({@link #close(String, boolean)},
+ * an error seen in the pipeline, a close from this side, or the peer's), at WARN unless asked for.
+ *
  * When the connection closes, every stream is reset with {@link ResetCode#SESSION_CLOSED}.
  */
 public final class MuxSession extends ChannelDuplexHandler {
@@ -71,6 +81,9 @@ public final class MuxSession extends ChannelDuplexHandler {
     /** Reading stopped because direct memory is nearly used up; a timer checks when to resume. */
     private boolean paused;
     private ScheduledFuture<?> pressureCheck;
+    private static final long RTT_PROBE_MILLIS = 1000;
+    private ScheduledFuture<?> rttProbe;
+    private boolean carriedData;
     private String closeReason;
     private boolean closeAsked;
     private volatile long queueDelayNanos;
@@ -101,6 +114,19 @@ public final class MuxSession extends ChannelDuplexHandler {
         }
         this.peerInitialWindow = peerInitialWindow;
         TunnelSocket.keepQueuesShort(ctx.channel());
+        rttProbe = ctx.executor().scheduleAtFixedRate(this::probeRtt, RTT_PROBE_MILLIS, RTT_PROBE_MILLIS,
+                TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Pings once per {@link #RTT_PROBE_MILLIS} while streams carry data, so the minimum RTT that
+     * window tuning uses comes from many samples, not one taken while login was still busy.
+     */
+    private void probeRtt() {
+        if (carriedData && ctx.channel().isActive()) {
+            carriedData = false;
+            ping();
+        }
     }
 
     public boolean isStarted() {
@@ -206,6 +232,7 @@ public final class MuxSession extends ChannelDuplexHandler {
             throw new ProtocolException("stream frame before login completed");
         }
         if (frame instanceof DataFrame data) {
+            carriedData = true;
             MuxStream stream = streams.get(data.streamId());
             if (stream == null) {
                 data.release();
@@ -336,6 +363,9 @@ public final class MuxSession extends ChannelDuplexHandler {
         if (pressureCheck != null) {
             pressureCheck.cancel(false);
         }
+        if (rttProbe != null) {
+            rttProbe.cancel(false);
+        }
         for (MuxStream stream : open) {
             releaseWindow(stream);
             stream.onSessionClosed();
@@ -395,10 +425,6 @@ public final class MuxSession extends ChannelDuplexHandler {
         }
     }
 
-    boolean isChannelWritable() {
-        return ctx.channel().isWritable() && !paused;
-    }
-
     ReceiveWindow.Budget budget() {
         return budget;
     }
@@ -454,7 +480,7 @@ public final class MuxSession extends ChannelDuplexHandler {
             scheduler.run(System.nanoTime());
         }
         MuxStream stream;
-        while (isChannelWritable() && (stream = awaitingWritable.poll()) != null) {
+        while (!paused && (stream = awaitingWritable.poll()) != null) {
             stream.awaitingSession = false;
             stream.notifyWritable();
         }
@@ -465,6 +491,7 @@ public final class MuxSession extends ChannelDuplexHandler {
         if (!ctx.channel().isActive()) {
             return;
         }
+        carriedData = true;
         scheduler.ready(stream, System.nanoTime());
     }
 

@@ -20,9 +20,12 @@ import java.util.ArrayDeque;
  * <h3>Flow control</h3>
  * The sender may have at most the peer's credit in flight. {@link #write} sends what the
  * credit allows and keeps the rest (at most the one buffer the caller just read) until a
- * WINDOW_UPDATE arrives; {@link #isWritable()} is false while anything waits, while the credit
- * is zero, or while the session connection is above its high watermark, and
- * {@link StreamHandler#onWritable()} says when to read again. On the receiving side, credit is
+ * WINDOW_UPDATE arrives; what it may send waits in the stream until the session's
+ * {@link FrameScheduler} gives it a turn on the connection. {@link #isWritable()} is false while
+ * anything waits, while the credit is zero, or while memory pressure pauses the session, and
+ * {@link StreamHandler#onWritable()} says when to read again. It does not depend on the
+ * connection's watermark: a stream whose bytes left may read again, and its next bytes wait
+ * here, where a sparse stream can still go ahead of a backlogged one. On the receiving side, credit is
  * returned only through {@link #consumed(int)}: see {@link ReceiveWindow}.
  *
  * <h3>Reference counting</h3>
@@ -133,7 +136,7 @@ public final class MuxStream {
             wantWritable = true;
             return false;
         }
-        if (!session.isChannelWritable()) {
+        if (session.isPaused()) {
             session.awaitWritable(this);
             return false;
         }
@@ -302,10 +305,10 @@ public final class MuxStream {
         }
         if (wantWritable && waiting.isEmpty() && sendWindow > 0 && !finQueued && !closed) {
             wantWritable = false;
-            if (session.isChannelWritable()) {
-                notifyWritable();
-            } else {
+            if (session.isPaused()) {
                 session.awaitWritable(this);
+            } else {
+                notifyWritable();
             }
         }
     }

@@ -16,17 +16,17 @@ class ReceiveWindowTest {
     private static final ReceiveWindow.Budget ANY = ReceiveWindow.UNLIMITED;
 
     @Test
-    void creditGoesBackOnlyOnceAQuarterOfTheWindowIsConsumed() {
-        ReceiveWindow w = new ReceiveWindow(1024, 1024, T0);
-        assertThat(w.onReceived(1024)).isTrue();
+    void creditGoesBackOnlyOnceASixteenthOfTheWindowIsConsumed() {
+        ReceiveWindow w = new ReceiveWindow(16 * 1024, 16 * 1024, T0);
+        assertThat(w.onReceived(16 * 1024)).isTrue();
         assertThat(w.available()).isZero();
 
-        assertThat(w.onConsumed(200, T0, 0, ANY)).isZero();
-        assertThat(w.onConsumed(55, T0, 0, ANY)).isZero(); // 255 consumed: still under a quarter
+        assertThat(w.onConsumed(1000, T0, 0, ANY)).isZero();
+        assertThat(w.onConsumed(23, T0, 0, ANY)).isZero(); // 1023 consumed: still under a sixteenth
         assertThat(w.available()).isZero();
-        assertThat(w.onConsumed(1, T0, 0, ANY)).isEqualTo(256);
-        assertThat(w.available()).isEqualTo(256);
-        assertThat(w.window()).isEqualTo(1024);
+        assertThat(w.onConsumed(1, T0, 0, ANY)).isEqualTo(1024);
+        assertThat(w.available()).isEqualTo(1024);
+        assertThat(w.window()).isEqualTo(16 * 1024);
     }
 
     @Test
@@ -53,8 +53,8 @@ class ReceiveWindowTest {
         ReceiveWindow w = new ReceiveWindow(64 * 1024, 64 * 1024, 16 << 20, T0);
         long minRtt = 100 * MS;
         long now = T0;
-        for (int i = 0; i < 40; i++) {
-            int chunk = w.window() / 4;
+        for (int i = 0; i < 2000; i++) {
+            int chunk = w.window() / 16;
             assertThat(w.onReceived(chunk)).isTrue();
             now += chunk * 100L; // 10 bytes per microsecond = 10 MB/s
             w.onConsumed(chunk, now, minRtt, ANY);
@@ -70,8 +70,8 @@ class ReceiveWindowTest {
     void queueingDoesNotGrowTheWindow() {
         ReceiveWindow w = new ReceiveWindow(64 * 1024, 64 * 1024, 16 << 20, T0);
         long now = T0;
-        for (int i = 0; i < 40; i++) {
-            int chunk = w.window() / 4;
+        for (int i = 0; i < 2000; i++) {
+            int chunk = w.window() / 16;
             w.onReceived(chunk);
             now += chunk * 100L;
             w.onConsumed(chunk, now, 100 * MS, ANY); // the min RTT stays 100 ms while pings take 200
@@ -106,13 +106,7 @@ class ReceiveWindowTest {
             }
         };
         ReceiveWindow w = new ReceiveWindow(4096, 4096, 1 << 20, T0);
-        long now = T0;
-        for (int i = 0; i < 20; i++) {
-            int chunk = w.window() / 4;
-            w.onReceived(chunk);
-            now += MS;
-            w.onConsumed(chunk, now, 100 * MS, stingy);
-        }
+        drainFast(w, stingy);
         assertThat(w.window()).isEqualTo(4096 + 1000);
         assertThat(w.available()).isEqualTo(w.window());
     }
@@ -122,16 +116,16 @@ class ReceiveWindowTest {
     void windowShrinksWhenTheStreamDrainsSlowly() {
         ReceiveWindow w = new ReceiveWindow(16 * 1024, 16 * 1024, 16 << 20, T0);
         long now = T0;
-        for (int i = 0; i < 40; i++) { // fast: 10 MB/s on a 100 ms path
-            int chunk = w.window() / 4;
+        for (int i = 0; i < 2000; i++) { // fast: 10 MB/s on a 100 ms path
+            int chunk = w.window() / 16;
             w.onReceived(chunk);
             now += chunk * 100L;
             w.onConsumed(chunk, now, 100 * MS, ANY);
         }
         int big = w.window();
         assertThat(big).isGreaterThan(1_000_000);
-        for (int i = 0; i < 200; i++) { // then 100 KB/s
-            int chunk = Math.max(1, w.window() / 4);
+        for (int i = 0; i < 2000; i++) { // then 100 KB/s
+            int chunk = Math.max(1, w.window() / 16);
             w.onReceived(Math.min(chunk, w.available()));
             now += chunk * 10_000L;
             w.onConsumed(Math.min(chunk, w.available() + chunk), now, 100 * MS, ANY);
@@ -142,15 +136,20 @@ class ReceiveWindowTest {
     @Test
     void growthStopsAtTheMaximum() {
         ReceiveWindow w = new ReceiveWindow(1024, 1024, 3000, T0);
-        long now = T0;
-        for (int i = 0; i < 10; i++) {
-            int chunk = w.window() / 4;
-            w.onReceived(chunk);
-            now += 1;
-            w.onConsumed(chunk, now, RTT, ANY);
-        }
+        drainFast(w, ANY);
         assertThat(w.window()).isEqualTo(3000);
         assertThat(w.available()).isEqualTo(3000);
+    }
+
+    /** A consumer that takes a sixteenth of its window every millisecond for a second, on a 20 ms path. */
+    private static void drainFast(ReceiveWindow w, ReceiveWindow.Budget budget) {
+        long now = T0;
+        for (int i = 0; i < 1000; i++) {
+            int chunk = w.window() / 16;
+            assertThat(w.onReceived(chunk)).isTrue();
+            now += MS;
+            w.onConsumed(chunk, now, RTT, budget);
+        }
     }
 
     @Test
@@ -182,7 +181,7 @@ class ReceiveWindowTest {
                 peerCredit += w.onConsumed(n, now, random.nextInt(4) == 0 ? 0 : RTT, ANY);
             }
             long unacked = w.window() - w.available() - buffered;
-            assertThat(unacked).as("step %d", step).isBetween(0L, (long) w.window() / 4);
+            assertThat(unacked).as("step %d", step).isBetween(0L, (long) w.window() / ReceiveWindow.UPDATE_FRACTION);
             assertThat(peerCredit).as("sender's view of credit, step %d", step).isEqualTo(w.available());
             assertThat(w.window()).isBetween(1024, 64 * 1024);
         }
