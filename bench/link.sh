@@ -61,7 +61,7 @@ tunnel() {
     printf 'bindAddr = "127.0.0.1"\nbindPort = %d\nauth.token = "bench"\ntransport.tcpMux = %s\nlog.level = "warn"\n' \
         $sport $mux > "$WORK/$name-s.toml"
     java $opts -jar "$(jar "$dir" server)" -c "$WORK/$name-s.toml" > "$WORK/$name-server.log" 2>&1 & PIDS+=($!)
-    wait_port $sport || { echo "$name: server did not start" >&2; cat "$WORK/$name-server.log" >&2; exit 1; }
+    wait_port $sport 60 || { echo "$name: server did not start" >&2; cat "$WORK/$name-server.log" >&2; exit 1; }
   fi
   {
     printf 'serverAddr = "127.0.0.1"\nserverPort = %d\nauth.token = "bench"\nlog.level = "warn"\n' $dial
@@ -72,7 +72,7 @@ tunnel() {
   } > "$WORK/$name-c.toml"
   java $opts -jar "$(jar "$dir" client)" -c "$WORK/$name-c.toml" > "$WORK/$name-client.log" 2>&1 & PIDS+=($!)
   local last=$ip; [ "$last" = 0 ] && last=$web
-  wait_port $last 30 || { echo "$name: client did not come up" >&2; cat "$WORK/$name-client.log" >&2; exit 1; }
+  wait_port $last 60 || { echo "$name: client did not come up" >&2; cat "$WORK/$name-client.log" >&2; exit 1; }
 }
 
 # wrk's latency in ms from a line like "50%  83.12ms"
