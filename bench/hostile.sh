@@ -91,9 +91,9 @@ for v in $VARIANTS; do
   printf 'serverAddr = "127.0.0.1"\nserverPort = %d\nauth.token = "bench"\nlog.level = "info"\n[[proxies]]\nname = "files"\nlocalPort = %d\nremotePort = %d\n[[proxies]]\nname = "web"\nlocalPort = %d\nremotePort = %d\n' \
       $base $NGINX $((base + 1)) $NGINX $((base + 2)) > "$WORK/$name-c.toml"
   java $JVM -jar "$(jar "$dir" server)" -c "$WORK/$name-s.toml" > "$WORK/$name-server.log" 2>&1 & spid=$!; PIDS+=($spid)
-  wait_port $base || { echo "$name: server did not start" >&2; exit 1; }
+  wait_port $base 60 || { echo "$name: server did not start" >&2; exit 1; }
   java $JVM -jar "$(jar "$dir" client)" -c "$WORK/$name-c.toml" > "$WORK/$name-client.log" 2>&1 & cpid=$!; PIDS+=($cpid)
-  wait_port $((base + 2)) 30 || { echo "$name: client did not come up" >&2; exit 1; }
+  wait_port $((base + 2)) 60 || { echo "$name: client did not come up" >&2; exit 1; }
   curl -s -o /dev/null "http://127.0.0.1:$((base + 1))/big" || true # warm-up
   for sc in $SCENARIOS; do
     before=$(cat "$WORK/$name-server.log" "$WORK/$name-client.log" | grep -cE "session closed|lost; reconnecting|connection to the server lost" || true)

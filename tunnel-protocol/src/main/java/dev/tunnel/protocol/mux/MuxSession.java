@@ -394,10 +394,15 @@ public final class MuxSession extends ChannelDuplexHandler {
         ctx.close(promise);
     }
 
-    /** One line per session end, on both sides: why, and how many streams it cut. */
+    /**
+     * One line per session end, on both sides: why, and how many streams it cut. A connection
+     * that never completed login is not a session yet: the login stage logs its own outcome.
+     */
     private void logClose(int openStreams) {
         String reason = closeReason != null ? closeReason : "the peer closed the connection";
-        if (closeAsked || (closeReason == null && server)) {
+        if (!isStarted()) {
+            log.debug("{} closed before login completed: {}", ctx.channel(), reason);
+        } else if (closeAsked || (closeReason == null && server)) {
             log.info("{} session closed: {} ({} open streams reset)", ctx.channel(), reason, openStreams);
         } else {
             log.warn("{} session closed: {} ({} open streams reset)", ctx.channel(), reason, openStreams);
