@@ -10,6 +10,7 @@ import dev.tunnel.protocol.ControlMessage.NewProxyResult;
 import dev.tunnel.protocol.auth.ChannelBinding;
 import dev.tunnel.protocol.relay.TrafficCounter;
 import dev.tunnel.protocol.mux.MuxSession;
+import dev.tunnel.protocol.mux.MemoryLimit;
 import dev.tunnel.protocol.mux.MuxSettings;
 import dev.tunnel.tls.TlsContexts;
 import dev.tunnel.tls.TlsFiles;
@@ -271,7 +272,8 @@ public final class TunnelClient implements AutoCloseable {
                 .option(ChannelOption.RCVBUF_ALLOCATOR, Transports.bulkReads())
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(512 * 1024, 2 * 1024 * 1024))
                 .handler(new ClientChannelInitializer(tlsHandler, identity, credentials,
-                        new MuxSettings(t.tcpMuxInitialWindow, t.tcpMuxMaxWindow), pingInterval(t),
+                        MuxSettings.configured(t.tcpMuxInitialWindow, t.tcpMuxMaxWindow, t.tcpMuxSessionWindow),
+                        pingInterval(t),
                         t.heartbeatTimeout, proxies, new Listener(), localConns, workConns, config.udpPacketSize,
                         visitors));
         if (t.sendBufferSize > 0) {
@@ -280,6 +282,7 @@ public final class TunnelClient implements AutoCloseable {
         if (t.receiveBufferSize > 0) {
             bootstrap.option(ChannelOption.SO_RCVBUF, t.receiveBufferSize);
         }
+        MemoryLimit.process().limit(t.tcpMuxMemoryLimit);
         ChannelFuture connecting = bootstrap.connect(config.serverAddr, config.serverPort);
         channel = connecting.channel();
         connecting.addListener(f -> {

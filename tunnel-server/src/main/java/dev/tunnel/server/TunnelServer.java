@@ -1,6 +1,7 @@
 package dev.tunnel.server;
 
 import dev.tunnel.protocol.auth.ChannelBinding;
+import dev.tunnel.protocol.mux.MemoryLimit;
 import dev.tunnel.protocol.mux.MuxSettings;
 import dev.tunnel.tls.TlsContexts;
 import dev.tunnel.tls.TlsFiles;
@@ -94,7 +95,9 @@ public final class TunnelServer implements AutoCloseable {
                     publicConns, types, new LoginThrottle(config.auth.maxFailedLogins,
                     TimeUnit.SECONDS.toMillis(config.auth.failedLoginBlockSeconds), System::currentTimeMillis), stats);
             openTypes(types, new ServerEnvironment(config, workerGroup, publicConns));
-            MuxSettings mux = new MuxSettings(config.transport.tcpMuxInitialWindow, config.transport.tcpMuxMaxWindow);
+            MuxSettings mux = MuxSettings.configured(config.transport.tcpMuxInitialWindow,
+                    config.transport.tcpMuxMaxWindow, config.transport.tcpMuxSessionWindow);
+            MemoryLimit.process().limit(config.transport.tcpMuxMemoryLimit);
             ServerBootstrap bootstrap = new ServerBootstrap()
                     .group(workerGroup)
                     .channel(Transports.serverChannel())

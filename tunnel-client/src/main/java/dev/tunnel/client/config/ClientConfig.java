@@ -77,6 +77,16 @@ public class ClientConfig {
         public int tcpMuxInitialWindow = 262_144;
         /** Tunnel extension: largest per-stream receive window in bytes (>= initial, <= 1073741824). */
         public int tcpMuxMaxWindow = 16_777_216;
+        /**
+         * Tunnel extension: receive budget of one session in bytes, the sum of its streams' windows
+         * (1048576..1099511627776, and >= tcpMuxInitialWindow).
+         */
+        public long tcpMuxSessionWindow = 33_554_432L;
+        /**
+         * Tunnel extension: process-wide cap on receive windows in bytes; 0 = half the JVM's max
+         * direct memory, else 1048576..1099511627776.
+         */
+        public long tcpMuxMemoryLimit = 0;
         /** Tunnel extension: SO_SNDBUF in bytes; 0 = OS default, else 4096..67108864. */
         public int sendBufferSize = 0;
         /** Tunnel extension: SO_RCVBUF in bytes; 0 = OS default, else 4096..67108864. */

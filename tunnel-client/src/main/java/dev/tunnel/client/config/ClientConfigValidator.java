@@ -66,6 +66,11 @@ final class ClientConfigValidator implements ConfigValidator<ClientConfig> {
         }
         if (checks.range("transport.tcpMuxInitialWindow", t.tcpMuxInitialWindow, 65_536, MAX_WINDOW)) {
             checks.range("transport.tcpMuxMaxWindow", t.tcpMuxMaxWindow, t.tcpMuxInitialWindow, MAX_WINDOW);
+            checks.range("transport.tcpMuxSessionWindow", t.tcpMuxSessionWindow,
+                    Math.max(1L << 20, t.tcpMuxInitialWindow), 1L << 40);
+        }
+        if (t.tcpMuxMemoryLimit != 0) {
+            checks.range("transport.tcpMuxMemoryLimit", t.tcpMuxMemoryLimit, 1L << 20, 1L << 40);
         }
         checks.bufferSize("transport.sendBufferSize", t.sendBufferSize);
         checks.bufferSize("transport.receiveBufferSize", t.receiveBufferSize);

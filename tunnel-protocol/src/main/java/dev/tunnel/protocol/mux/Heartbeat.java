@@ -6,19 +6,15 @@ import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Sends a ping every {@code intervalSeconds} through the session once it has started, and
- * closes the connection when the {@code IdleStateHandler} in front of it reports that nothing
+ * closes the session (which logs why) when the {@code IdleStateHandler} in front of it reports that nothing
  * was heard for the heartbeat timeout. Intervals of -1 or 0 disable the pings.
  *
  * <p>Threading: runs on the connection's event loop.
  */
 public final class Heartbeat extends ChannelInboundHandlerAdapter {
-    private static final Logger log = LoggerFactory.getLogger(Heartbeat.class);
-
     private final MuxSession session;
     private final int intervalSeconds;
     private final int timeoutSeconds;
@@ -42,9 +38,7 @@ public final class Heartbeat extends ChannelInboundHandlerAdapter {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt instanceof IdleStateEvent idle && idle.state() == IdleState.READER_IDLE) {
-            log.warn("{} heard nothing from the peer for {} s (heartbeatTimeout): closing", ctx.channel(),
-                    timeoutSeconds);
-            ctx.close();
+            session.close("heard nothing from the peer for " + timeoutSeconds + " s (heartbeatTimeout)", false);
             return;
         }
         ctx.fireUserEventTriggered(evt);

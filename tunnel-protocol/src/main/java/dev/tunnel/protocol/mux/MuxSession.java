@@ -12,7 +12,9 @@ import dev.tunnel.protocol.ResetFrame;
 import dev.tunnel.protocol.WindowUpdateFrame;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelPromise;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.collection.IntObjectMap;
@@ -36,14 +38,24 @@ import org.slf4j.LoggerFactory;
  * ({@link #writeFrame}), so many small streams share TLS records and syscalls. Sockets written
  * from frames of one read batch are flushed once at {@code channelReadComplete}.
  *
- * <h3>Backpressure</h3>
- * Above the connection's high watermark every stream reports not writable; streams that asked
- * are told when the connection drains ({@link #awaitWritable}).
+ * <h3>Scheduling</h3>
+ * Control, OPEN, RESET and WINDOW_UPDATE frames are written at once; DATA waits in its stream
+ * and leaves in the order of the {@link FrameScheduler} while the connection is under its (small)
+ * high watermark, so a sparse stream's bytes do not queue behind a download's.
+ *
+ * <h3>Budgets and memory pressure</h3>
+ * The session's streams' receive windows sum to at most {@link MuxSettings#sessionWindow()} (plus
+ * each stream's small guaranteed window) and count against the process's {@link MemoryLimit}.
+ * When direct memory is nearly used up, the session stops reading its connection and its streams
+ * stop reading their sockets ({@link #isPaused()}) until it frees; nothing is closed for it.
  *
  * <h3>Closing</h3>
+ * Every end of the session is logged once with its reason ({@link #close(String, boolean)},
+ * an error seen in the pipeline, a close from this side, or the peer's), at WARN unless asked for.
+ *
  * When the connection closes, every stream is reset with {@link ResetCode#SESSION_CLOSED}.
  */
-public final class MuxSession extends ChannelInboundHandlerAdapter {
+public final class MuxSession extends ChannelDuplexHandler {
     private static final Logger log = LoggerFactory.getLogger(MuxSession.class);
 
     private final boolean server;
@@ -55,11 +67,27 @@ public final class MuxSession extends ChannelInboundHandlerAdapter {
     private final Runnable flushTask = this::flushNow;
 
     private ChannelHandlerContext ctx;
+    private FrameScheduler scheduler;
     private int peerInitialWindow = -1;
     private int nextStreamId;
     private int lastPeerStreamId;
     private boolean flushScheduled;
     private volatile long rttNanos;
+    private volatile long minRttNanos;
+    private final MemoryLimit memory = MemoryLimit.process();
+    private final ReceiveWindow.Budget budget = new SessionBudget();
+    /** Sum of the receive windows of this session's streams. */
+    private long committed;
+    /** Reading stopped because direct memory is nearly used up; a timer checks when to resume. */
+    private boolean paused;
+    private ScheduledFuture<?> pressureCheck;
+    private static final long RTT_PROBE_MILLIS = 1000;
+    private ScheduledFuture<?> rttProbe;
+    private boolean carriedData;
+    private String closeReason;
+    private boolean closeAsked;
+    private volatile long queueDelayNanos;
+    private volatile long maxQueueDelayNanos;
 
     /**
      * @param server   true on the tunnel server (opens odd stream ids), false on the client (even)
@@ -75,6 +103,7 @@ public final class MuxSession extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        this.scheduler = new FrameScheduler(ctx.channel());
     }
 
     /** Starts carrying streams once login told us the peer's initial window. */
@@ -84,6 +113,20 @@ public final class MuxSession extends ChannelInboundHandlerAdapter {
                     + " bytes (expected at least 1024)");
         }
         this.peerInitialWindow = peerInitialWindow;
+        TunnelSocket.keepQueuesShort(ctx.channel());
+        rttProbe = ctx.executor().scheduleAtFixedRate(this::probeRtt, RTT_PROBE_MILLIS, RTT_PROBE_MILLIS,
+                TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Pings once per {@link #RTT_PROBE_MILLIS} while streams carry data, so the minimum RTT that
+     * window tuning uses comes from many samples, not one taken while login was still busy.
+     */
+    private void probeRtt() {
+        if (carriedData && ctx.channel().isActive()) {
+            carriedData = false;
+            ping();
+        }
     }
 
     public boolean isStarted() {
@@ -105,9 +148,9 @@ public final class MuxSession extends ChannelInboundHandlerAdapter {
         }
         int id = nextStreamId;
         nextStreamId += 2;
-        MuxStream stream = new MuxStream(this, id, peerInitialWindow, settings);
-        streams.put(id, stream);
+        MuxStream stream = newStream(id);
         writeFrame(new OpenFrame(id, proxyId, source));
+        grantStartWindow(stream);
         return stream;
     }
 
@@ -121,8 +164,48 @@ public final class MuxSession extends ChannelInboundHandlerAdapter {
         return rttNanos;
     }
 
+    /**
+     * Smallest ping round trip seen (any thread), or 0 before the first pong: the path's delay
+     * without the queueing the tunnel's own traffic adds, which is what window tuning uses.
+     */
+    public long minRttNanos() {
+        return minRttNanos;
+    }
+
+    /** Bytes of receive window this session's streams hold now (event loop only). */
+    public long committedWindow() {
+        return committed;
+    }
+
+    /**
+     * Closes the session for {@code reason}, logged once when the connection is gone: at WARN
+     * unless {@code asked} (a shutdown, a logout).
+     */
+    public void close(String reason, boolean asked) {
+        if (closeReason == null) {
+            closeReason = reason;
+            closeAsked = asked;
+        }
+        ctx.close();
+    }
+
     public int streamCount() {
         return streams.size();
+    }
+
+    /**
+     * Moving average of how long a stream with bytes to send waited for its turn on the
+     * connection (nanoseconds; 0 before any wait). Read from any thread (a dashboard).
+     */
+    public long queueDelayNanos() {
+        return queueDelayNanos;
+    }
+
+    /** Largest such wait since the previous call (nanoseconds), for a dashboard polling it. */
+    public long takeMaxQueueDelayNanos() {
+        long max = maxQueueDelayNanos;
+        maxQueueDelayNanos = 0;
+        return max;
     }
 
     public Channel channel() {
@@ -149,6 +232,7 @@ public final class MuxSession extends ChannelInboundHandlerAdapter {
             throw new ProtocolException("stream frame before login completed");
         }
         if (frame instanceof DataFrame data) {
+            carriedData = true;
             MuxStream stream = streams.get(data.streamId());
             if (stream == null) {
                 data.release();
@@ -179,6 +263,9 @@ public final class MuxSession extends ChannelInboundHandlerAdapter {
             if (sample >= 0 && sample < TimeUnit.MINUTES.toNanos(2)) {
                 long rtt = rttNanos == 0 ? sample : (7 * rttNanos + sample) / 8;
                 rttNanos = rtt;
+                if (minRttNanos == 0 || sample < minRttNanos) {
+                    minRttNanos = Math.max(sample, 1);
+                }
                 if (log.isDebugEnabled()) {
                     log.debug("{} ping RTT {} us (smoothed {} us)", ctx.channel(), sample / 1000, rtt / 1000);
                 }
@@ -196,28 +283,74 @@ public final class MuxSession extends ChannelInboundHandlerAdapter {
             throw new ProtocolException("peer opened stream " + id + " out of order (last " + lastPeerStreamId + ")");
         }
         lastPeerStreamId = id;
-        MuxStream stream = new MuxStream(this, id, peerInitialWindow, settings);
-        streams.put(id, stream);
+        MuxStream stream = newStream(id);
         if (acceptor == null) {
             stream.reset(ResetCode.REFUSED);
             return;
         }
+        grantStartWindow(stream);
         acceptor.accept(stream, open.proxyId(), open.source());
+    }
+
+    private MuxStream newStream(int id) {
+        MuxStream stream = new MuxStream(this, id, peerInitialWindow, settings);
+        streams.put(id, stream);
+        committed += settings.initialWindow();
+        memory.forceReserve(settings.initialWindow());
+        return stream;
+    }
+
+    /** Tops a new stream's guaranteed window up to the start window, as far as the budgets allow. */
+    private void grantStartWindow(MuxStream stream) {
+        int boost = stream.window().grow(settings.startWindow() - settings.initialWindow(), budget);
+        if (boost > 0) {
+            writeFrame(new WindowUpdateFrame(stream.id(), boost));
+        }
     }
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
         flushSockets();
+        if (!paused && MemoryLimit.directMemoryTight()) {
+            pause();
+        }
         ctx.fireChannelReadComplete();
+    }
+
+    /**
+     * Memory pressure: stop reading the tunnel connection and every relayed socket of this
+     * session, instead of letting an allocation fail and take the session down. Bytes already
+     * buffered keep draining; reading resumes when direct memory is below the mark again.
+     */
+    private void pause() {
+        paused = true;
+        ctx.channel().config().setAutoRead(false);
+        log.warn("{} direct memory nearly used up ({} of {} MiB): reading paused until it frees", ctx.channel(),
+                MemoryLimit.usedDirectMemory() >> 20, io.netty.util.internal.PlatformDependent.maxDirectMemory() >> 20);
+        pressureCheck = ctx.executor().scheduleWithFixedDelay(() -> {
+            if (!MemoryLimit.directMemoryTight()) {
+                resume();
+            }
+        }, 20, 20, TimeUnit.MILLISECONDS);
+    }
+
+    private void resume() {
+        paused = false;
+        pressureCheck.cancel(false);
+        pressureCheck = null;
+        log.info("{} direct memory available again: reading resumed", ctx.channel());
+        ctx.channel().config().setAutoRead(true);
+        wakeWaiting();
+    }
+
+    /** True while memory pressure keeps this session from reading. */
+    public boolean isPaused() {
+        return paused;
     }
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-        MuxStream stream;
-        while (ctx.channel().isWritable() && (stream = awaitingWritable.poll()) != null) {
-            stream.awaitingSession = false;
-            stream.notifyWritable();
-        }
+        wakeWaiting();
         ctx.fireChannelWritabilityChanged();
     }
 
@@ -226,11 +359,54 @@ public final class MuxSession extends ChannelInboundHandlerAdapter {
         List<MuxStream> open = new ArrayList<>(streams.values());
         streams.clear();
         awaitingWritable.clear();
+        scheduler.clear();
+        if (pressureCheck != null) {
+            pressureCheck.cancel(false);
+        }
+        if (rttProbe != null) {
+            rttProbe.cancel(false);
+        }
         for (MuxStream stream : open) {
+            releaseWindow(stream);
             stream.onSessionClosed();
         }
+        logClose(open.size());
         flushSockets();
         ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (closeReason == null) {
+            closeReason = cause instanceof ProtocolException ? "protocol error: " + cause.getMessage()
+                    : cause instanceof java.io.IOException ? "connection error: " + cause.getMessage()
+                    : cause.toString();
+        }
+        ctx.fireExceptionCaught(cause);
+    }
+
+    @Override
+    public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
+        if (closeReason == null) {
+            closeReason = "closed by this side";
+            closeAsked = true;
+        }
+        ctx.close(promise);
+    }
+
+    /**
+     * One line per session end, on both sides: why, and how many streams it cut. A connection
+     * that never completed login is not a session yet: the login stage logs its own outcome.
+     */
+    private void logClose(int openStreams) {
+        String reason = closeReason != null ? closeReason : "the peer closed the connection";
+        if (!isStarted()) {
+            log.debug("{} closed before login completed: {}", ctx.channel(), reason);
+        } else if (closeAsked || (closeReason == null && server)) {
+            log.info("{} session closed: {} ({} open streams reset)", ctx.channel(), reason, openStreams);
+        } else {
+            log.warn("{} session closed: {} ({} open streams reset)", ctx.channel(), reason, openStreams);
+        }
     }
 
     // ---- used by MuxStream ----
@@ -254,8 +430,40 @@ public final class MuxSession extends ChannelInboundHandlerAdapter {
         }
     }
 
-    boolean isChannelWritable() {
-        return ctx.channel().isWritable();
+    ReceiveWindow.Budget budget() {
+        return budget;
+    }
+
+    /** Gives a finished stream's receive window back to the budgets (once per stream). */
+    private void releaseWindow(MuxStream stream) {
+        if (!stream.windowReleased) {
+            stream.windowReleased = true;
+            int window = stream.window().window();
+            committed -= window;
+            memory.release(window);
+        }
+    }
+
+    /**
+     * A stream may grow into half of what the session has not committed yet (so a second
+     * draining stream always finds room) and what the process limit leaves. Streams that do not
+     * drain never grow, so they cannot take this from streams that do.
+     */
+    private final class SessionBudget implements ReceiveWindow.Budget {
+        @Override
+        public int grant(ReceiveWindow window, int wanted) {
+            long room = (settings.sessionWindow() - committed) / 2;
+            int want = (int) Math.max(0, Math.min(wanted, room));
+            int got = memory.tryReserve(want);
+            committed += got;
+            return got;
+        }
+
+        @Override
+        public void release(int bytes) {
+            committed -= bytes;
+            memory.release(bytes);
+        }
     }
 
     void awaitWritable(MuxStream stream) {
@@ -267,6 +475,29 @@ public final class MuxSession extends ChannelInboundHandlerAdapter {
 
     void remove(MuxStream stream) {
         streams.remove(stream.id());
+        scheduler.remove(stream);
+        releaseWindow(stream);
+    }
+
+    /** Runs the scheduler, then tells streams that waited for the connection that they may read again. */
+    private void wakeWaiting() {
+        if (ctx.channel().isWritable()) {
+            scheduler.run(System.nanoTime());
+        }
+        MuxStream stream;
+        while (!paused && (stream = awaitingWritable.poll()) != null) {
+            stream.awaitingSession = false;
+            stream.notifyWritable();
+        }
+    }
+
+    /** {@code stream} has DATA or a FIN it may send: the scheduler sends it in its turn. */
+    void dataReady(MuxStream stream) {
+        if (!ctx.channel().isActive()) {
+            return;
+        }
+        carriedData = true;
+        scheduler.ready(stream, System.nanoTime());
     }
 
     void logStreamError(MuxStream stream, String reason) {
@@ -275,6 +506,8 @@ public final class MuxSession extends ChannelInboundHandlerAdapter {
 
     private void flushNow() {
         flushScheduled = false;
+        queueDelayNanos = scheduler.queueDelayNanos();
+        maxQueueDelayNanos = Math.max(maxQueueDelayNanos, scheduler.takeMaxQueueDelayNanos());
         ctx.flush();
     }
 

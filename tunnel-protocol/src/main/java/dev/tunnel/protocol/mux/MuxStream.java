@@ -20,9 +20,12 @@ import java.util.ArrayDeque;
  * <h3>Flow control</h3>
  * The sender may have at most the peer's credit in flight. {@link #write} sends what the
  * credit allows and keeps the rest (at most the one buffer the caller just read) until a
- * WINDOW_UPDATE arrives; {@link #isWritable()} is false while anything waits, while the credit
- * is zero, or while the session connection is above its high watermark, and
- * {@link StreamHandler#onWritable()} says when to read again. On the receiving side, credit is
+ * WINDOW_UPDATE arrives; what it may send waits in the stream until the session's
+ * {@link FrameScheduler} gives it a turn on the connection. {@link #isWritable()} is false while
+ * anything waits, while the credit is zero, or while memory pressure pauses the session, and
+ * {@link StreamHandler#onWritable()} says when to read again. It does not depend on the
+ * connection's watermark: a stream whose bytes left may read again, and its next bytes wait
+ * here, where a sparse stream can still go ahead of a backlogged one. On the receiving side, credit is
  * returned only through {@link #consumed(int)}: see {@link ReceiveWindow}.
  *
  * <h3>Reference counting</h3>
@@ -50,6 +53,14 @@ public final class MuxStream {
     private boolean finSent;
     private boolean wantWritable;
     boolean awaitingSession;
+    boolean windowReleased;
+
+    // scheduling state, owned by FrameScheduler
+    boolean scheduled;
+    int deficit;
+    long readySinceNanos;
+    private long sentEpochNanos;
+    private int sentInEpoch;
 
     private final ReceiveWindow receiveWindow;
     private boolean finReceived;
@@ -60,6 +71,11 @@ public final class MuxStream {
         this.id = id;
         this.sendWindow = sendWindow;
         this.receiveWindow = new ReceiveWindow(settings.initialWindow(), settings.maxWindow(), System.nanoTime());
+    }
+
+    /** Credit this stream may still send before the peer's next WINDOW_UPDATE. */
+    public int sendCredit() {
+        return sendWindow;
     }
 
     public int id() {
@@ -120,7 +136,7 @@ public final class MuxStream {
             wantWritable = true;
             return false;
         }
-        if (!session.isChannelWritable()) {
+        if (session.isPaused()) {
             session.awaitWritable(this);
             return false;
         }
@@ -132,7 +148,7 @@ public final class MuxStream {
         if (closed || finReceived) {
             return;
         }
-        int credit = receiveWindow.onConsumed(bytes, System.nanoTime(), session.rttNanos());
+        int credit = receiveWindow.onConsumed(bytes, System.nanoTime(), session.minRttNanos(), session.budget());
         if (credit > 0) {
             session.writeFrame(new WindowUpdateFrame(id, credit));
         }
@@ -146,6 +162,10 @@ public final class MuxStream {
     /** The receive window this stream currently grants (grows with auto-tuning). */
     public int receiveWindow() {
         return receiveWindow.window();
+    }
+
+    ReceiveWindow window() {
+        return receiveWindow;
     }
 
     public boolean isClosed() {
@@ -194,14 +214,10 @@ public final class MuxStream {
             return;
         }
         sendWindow = (int) window;
-        drain();
-        if (wantWritable && waiting.isEmpty() && sendWindow > 0 && !finQueued && !closed) {
-            wantWritable = false;
-            if (session.isChannelWritable()) {
-                notifyWritable();
-            } else {
-                session.awaitWritable(this);
-            }
+        if (!waiting.isEmpty() || scheduled) {
+            drain();
+        } else {
+            afterSending();
         }
     }
 
@@ -234,27 +250,66 @@ public final class MuxStream {
         }
     }
 
+    /** Hands the stream to the session's scheduler when it has something it may send. */
     private void drain() {
-        while (sendWindow > 0 && !waiting.isEmpty()) {
-            ByteBuf head = waiting.peek();
-            int bytes = Math.min(Math.min(sendWindow, head.readableBytes()), MAX_CHUNK);
-            ByteBuf chunk;
-            if (bytes == head.readableBytes()) {
-                chunk = waiting.poll();
-            } else {
-                chunk = head.readRetainedSlice(bytes);
-            }
-            sendWindow -= bytes;
-            boolean fin = finQueued && waiting.isEmpty();
-            session.writeFrame(new DataFrame(id, chunk, fin));
-            finSent |= fin;
+        if (hasSendable()) {
+            session.dataReady(this);
+        } else if (finSent) {
+            completeIfDone();
         }
-        if (finQueued && !finSent && waiting.isEmpty()) {
+    }
+
+    /** Bytes (or a FIN) that may go out now: waiting bytes with credit, or a FIN behind them. */
+    boolean hasSendable() {
+        if (closed) {
+            return false;
+        }
+        return waiting.isEmpty() ? finQueued && !finSent : sendWindow > 0;
+    }
+
+    /**
+     * Sends one DATA frame of at most {@code limit} bytes (or the FIN alone): called by the
+     * scheduler when it is this stream's turn. Returns the payload bytes sent.
+     */
+    int sendData(int limit, long nowNanos) {
+        if (waiting.isEmpty()) {
             session.writeFrame(new DataFrame(id, Unpooled.EMPTY_BUFFER, true));
             finSent = true;
+            return 0;
         }
+        ByteBuf head = waiting.peek();
+        int bytes = Math.min(Math.min(sendWindow, head.readableBytes()), Math.min(limit, MAX_CHUNK));
+        ByteBuf chunk = bytes == head.readableBytes() ? waiting.poll() : head.readRetainedSlice(bytes);
+        sendWindow -= bytes;
+        boolean fin = finQueued && waiting.isEmpty();
+        session.writeFrame(new DataFrame(id, chunk, fin));
+        finSent |= fin;
+        if (nowNanos - sentEpochNanos > FrameScheduler.SPARSE_EPOCH_NANOS) {
+            sentEpochNanos = nowNanos;
+            sentInEpoch = 0;
+        }
+        sentInEpoch += bytes;
+        return bytes;
+    }
+
+    /** Bytes sent in the current sparse-detection epoch (0 once it is over). */
+    int sentRecently(long nowNanos) {
+        return nowNanos - sentEpochNanos > FrameScheduler.SPARSE_EPOCH_NANOS ? 0 : sentInEpoch;
+    }
+
+    /** The scheduler has sent all it could: finish, or let the handler read again. */
+    void afterSending() {
         if (finSent) {
             completeIfDone();
+            return;
+        }
+        if (wantWritable && waiting.isEmpty() && sendWindow > 0 && !finQueued && !closed) {
+            wantWritable = false;
+            if (session.isPaused()) {
+                session.awaitWritable(this);
+            } else {
+                notifyWritable();
+            }
         }
     }
 

@@ -25,6 +25,11 @@ import org.slf4j.LoggerFactory;
  * stream are written to the socket and their credit goes back only when the write completes,
  * so a local app or public reader that stops reading stops its sender, and no one else.
  *
+ * <p>Reads are no larger than the stream's credit ({@link CreditBoundReads}), so a stream that
+ * waits for credit holds at most a couple of KiB it read ahead, not a 256 KiB read; bytes for a
+ * socket that is not keeping up are compacted out of the tunnel's read buffers
+ * ({@link #compact}), so a slow reader pins only what it is owed.
+ *
  * <h3>Early data</h3>
  * On the client the stream exists before the local connection does (the server sends the
  * first bytes without waiting). Until {@link #channelActive} the bytes wait here; they are
@@ -48,6 +53,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class StreamRelay extends ChannelInboundHandlerAdapter implements StreamHandler {
     private static final Logger log = LoggerFactory.getLogger(StreamRelay.class);
+
+    /** Buffers this small are not worth copying (FrameDecoder already copied those under 4 KiB). */
+    private static final int COMPACT_BELOW_PENDING = 4096;
 
     private final MuxStream stream;
     private final RelayCounter counter;
@@ -86,6 +94,8 @@ public final class StreamRelay extends ChannelInboundHandlerAdapter implements S
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         channel = ctx.channel();
+        channel.config().setRecvByteBufAllocator(
+                new CreditBoundReads(channel.config().getRecvByteBufAllocator(), stream::sendCredit));
         if (aborted) {
             abortSocket();
             return;
@@ -200,11 +210,36 @@ public final class StreamRelay extends ChannelInboundHandlerAdapter implements S
     private void writeToSocket(ByteBuf data) {
         int bytes = data.readableBytes();
         counter.written(bytes);
+        if (bytes > COMPACT_BELOW_PENDING && hasPendingWrites()) {
+            data = compact(data);
+        }
         channel.write(data).addListener(future -> {
             if (future.isSuccess()) {
                 stream.consumed(bytes);
             }
         });
+    }
+
+    /**
+     * The socket did not take what it was last given: this buffer may wait a long time (a slow
+     * reader). It is a slice of a tunnel read of up to 256 KiB, which it would pin whole, so it
+     * is copied into a buffer of its own size first.
+     */
+    private ByteBuf compact(ByteBuf data) {
+        ByteBuf copy;
+        try {
+            copy = channel.alloc().directBuffer(data.readableBytes());
+        } catch (OutOfMemoryError e) {
+            return data; // no memory for the copy: keep the slice
+        }
+        copy.writeBytes(data);
+        data.release();
+        return copy;
+    }
+
+    private boolean hasPendingWrites() {
+        io.netty.channel.ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
+        return out != null && out.totalPendingWriteBytes() > 0;
     }
 
     private void shutdownSocketOutput() {

@@ -86,7 +86,7 @@ class MuxSessionTest {
     void senderStopsAtThePeersWindowAndResumesOnlyWhenTheReceiverConsumes() {
         pair = new MuxPair(FIXED, FIXED);
         RecordingHandler sender = pair.openFromServer();
-        byte[] payload = random(WINDOW + 4096, 3);
+        byte[] payload = random(WINDOW + 512, 3);
         boolean writable = sender.stream.write(Unpooled.wrappedBuffer(payload));
         pair.shuttle();
         RecordingHandler receiver = pair.acceptedByClient.get(0);
@@ -100,16 +100,16 @@ class MuxSessionTest {
         assertThat(receiver.receivedBytes()).isEqualTo(WINDOW);
         assertThat(pair.clientChannel.outboundMessages()).isEmpty();
 
-        // just under half a window consumed: still no credit
-        receiver.consume(WINDOW / 2 - 1);
+        // just under a sixteenth of the window consumed: still no credit
+        receiver.consume(WINDOW / 16 - 1);
         pair.shuttle();
         assertThat(receiver.receivedBytes()).isEqualTo(WINDOW);
         assertThat(sender.writables).isZero();
 
-        // half a window: credit goes back, the waiting 4 KiB leave, the sender may write again
+        // a sixteenth: credit goes back, the waiting 512 bytes leave, the sender may write again
         receiver.consume(1);
         pair.shuttle();
-        assertThat(receiver.receivedBytes()).isEqualTo(WINDOW + 4096);
+        assertThat(receiver.receivedBytes()).isEqualTo(WINDOW + 512);
         assertSameBytes(receiver.received(), payload);
         assertThat(sender.writables).isEqualTo(1);
         assertThat(sender.stream.isWritable()).isTrue();
@@ -375,27 +375,43 @@ class MuxSessionTest {
         assertThat((Object) pair.clientChannel.readInbound()).as("the ping is answered, not passed on").isNull();
     }
 
-    /**
-     * A fast consumer on a link with a (simulated) 5 s RTT: half the window is consumed well under
-     * two round trips, so the stream's receive window doubles until the maximum.
-     */
+    /** The guaranteed window is topped up to the start window by an update right behind OPEN. */
     @Test
-    void receiveWindowGrowsForAFastConsumerOnALongLink() {
-        MuxSettings tuned = new MuxSettings(WINDOW, 8 * WINDOW);
-        pair = new MuxPair(tuned, tuned);
-        long rtt = TimeUnit.SECONDS.toNanos(5);
-        pair.clientChannel.writeInbound(new ControlFrame(new Pong(System.nanoTime() - rtt)));
-        assertThat(pair.client.rttNanos()).isGreaterThanOrEqualTo(rtt);
-
-        RecordingHandler sender = pair.openFromServer();
+    void newStreamsGetTheStartWindowWhileTheSessionBudgetHasRoom() {
+        MuxSettings settings = new MuxSettings(WINDOW, 4 * WINDOW, 8 * WINDOW, 12 * WINDOW);
+        pair = new MuxPair(settings, settings);
+        RecordingHandler first = pair.openFromServer();
         pair.shuttle();
-        RecordingHandler receiver = pair.acceptedByClient.get(0).autoConsume();
-        byte[] payload = random(40 * WINDOW, 13);
-        writeInChunks(sender.stream, payload, 4096);
-        pair.shuttle();
+        assertThat(first.stream.receiveWindow()).isEqualTo(4 * WINDOW);
+        assertThat(pair.acceptedByClient.get(0).stream.sendCredit()).isEqualTo(4 * WINDOW);
 
-        assertSameBytes(receiver.received(), payload);
-        assertThat(receiver.stream.receiveWindow()).isEqualTo(8 * WINDOW);
+        // 12 windows of budget: each new stream holds its guaranteed window and grows into half of
+        // what is uncommitted at most: the second still gets 3 more, the third (12 - 9) / 2
+        RecordingHandler second = pair.openFromServer();
+        RecordingHandler third = pair.openFromServer();
+        pair.shuttle();
+        assertThat(second.stream.receiveWindow()).isEqualTo(4 * WINDOW);
+        assertThat(third.stream.receiveWindow()).isEqualTo(2 * WINDOW + WINDOW / 2);
+        assertThat(pair.server.committedWindow()).isEqualTo(4 * WINDOW + 4 * WINDOW + 2 * WINDOW + WINDOW / 2);
+        assertThat(pair.acceptedByClient.get(2).stream.sendCredit()).isEqualTo(2 * WINDOW + WINDOW / 2);
+    }
+
+    /** Streams that never drain keep only their windows; closing them gives the budget back. */
+    @Test
+    void closedStreamsGiveTheirWindowBack() {
+        MuxSettings settings = new MuxSettings(WINDOW, 4 * WINDOW, 8 * WINDOW, 12 * WINDOW);
+        pair = new MuxPair(settings, settings);
+        long before = MemoryLimit.process().reserved();
+        RecordingHandler a = pair.openFromServer();
+        RecordingHandler b = pair.openFromServer();
+        pair.shuttle();
+        assertThat(pair.server.committedWindow()).isPositive();
+        a.stream.reset(ResetCode.CANCEL);
+        b.stream.reset(ResetCode.CANCEL);
+        pair.shuttle();
+        assertThat(pair.server.committedWindow()).isZero();
+        assertThat(pair.client.committedWindow()).isZero();
+        assertThat(MemoryLimit.process().reserved()).isEqualTo(before);
     }
 
     @Test
@@ -411,22 +427,25 @@ class MuxSessionTest {
         assertThat(receiver.stream.receiveWindow()).isEqualTo(WINDOW);
     }
 
-    /** A stream is writable only while its session connection is under the high watermark too. */
+    /**
+     * Above the connection's watermark a stream's bytes wait in the stream (not in the connection's
+     * buffer); the stream is writable again once they left, whatever the connection's watermark.
+     */
     @Test
-    void streamIsNotWritableWhileTheConnectionIsAboveItsWatermark() {
+    void bytesWaitInTheStreamWhileTheConnectionIsAboveItsWatermark() {
         pair = new MuxPair(FIXED, FIXED);
         pair.serverChannel.config().setWriteBufferWaterMark(new WriteBufferWaterMark(256, 512));
         RecordingHandler sender = pair.openFromServer();
-        assertThat(sender.stream.write(Unpooled.wrappedBuffer(new byte[2000]))).isFalse();
+        assertThat(sender.stream.write(Unpooled.wrappedBuffer(random(12_000, 15)))).isFalse();
         assertThat(pair.serverChannel.isWritable()).isFalse();
         assertThat(sender.writables).isZero();
 
-        pair.serverChannel.runPendingTasks(); // the scheduled flush drains the connection
-        assertThat(pair.serverChannel.isWritable()).isTrue();
+        pair.shuttle(); // flushes drain the connection; the scheduler hands it the rest in turns
+        pair.acceptedByClient.get(0).consumeAll();
+        pair.shuttle();
+        assertThat(pair.acceptedByClient.get(0).receivedBytes()).isEqualTo(12_000);
         assertThat(sender.writables).isEqualTo(1);
         assertThat(sender.stream.isWritable()).isTrue();
-        pair.shuttle();
-        assertThat(pair.acceptedByClient.get(0).receivedBytes()).isEqualTo(2000);
     }
 
     // ---- helpers ----

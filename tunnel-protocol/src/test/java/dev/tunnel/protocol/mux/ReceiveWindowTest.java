@@ -11,24 +11,22 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(10)
 class ReceiveWindowTest {
     private static final long T0 = 1_000_000_000L;
-    private static final long RTT = TimeUnit.MILLISECONDS.toNanos(20);
+    private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final long RTT = 20 * MS;
+    private static final ReceiveWindow.Budget ANY = ReceiveWindow.UNLIMITED;
 
     @Test
-    void creditGoesBackOnlyOnceHalfTheWindowIsConsumed() {
-        ReceiveWindow w = new ReceiveWindow(1024, 1024, T0);
-        assertThat(w.onReceived(1024)).isTrue();
+    void creditGoesBackOnlyOnceASixteenthOfTheWindowIsConsumed() {
+        ReceiveWindow w = new ReceiveWindow(16 * 1024, 16 * 1024, T0);
+        assertThat(w.onReceived(16 * 1024)).isTrue();
         assertThat(w.available()).isZero();
 
-        assertThat(w.onConsumed(300, T0, 0)).isZero();
-        assertThat(w.onConsumed(211, T0, 0)).isZero(); // 511 consumed: still under half
+        assertThat(w.onConsumed(1000, T0, 0, ANY)).isZero();
+        assertThat(w.onConsumed(23, T0, 0, ANY)).isZero(); // 1023 consumed: still under a sixteenth
         assertThat(w.available()).isZero();
-        assertThat(w.onConsumed(1, T0, 0)).isEqualTo(512);
-        assertThat(w.available()).isEqualTo(512);
-
-        assertThat(w.onConsumed(511, T0, 0)).isZero();
-        assertThat(w.onConsumed(1, T0, 0)).isEqualTo(512);
+        assertThat(w.onConsumed(1, T0, 0, ANY)).isEqualTo(1024);
         assertThat(w.available()).isEqualTo(1024);
-        assertThat(w.window()).isEqualTo(1024);
+        assertThat(w.window()).isEqualTo(16 * 1024);
     }
 
     @Test
@@ -49,27 +47,36 @@ class ReceiveWindowTest {
         assertThat(w.available()).isZero();
     }
 
+    /** Drain rate x min RTT: 10 MB/s over a 100 ms path wants 1.5 MB (gain 1.5). */
     @Test
-    void windowDoublesWhenHalfAWindowIsConsumedWithinTwoRtt() {
-        ReceiveWindow w = new ReceiveWindow(1024, 1 << 20, T0);
-        w.onReceived(512);
-        int credit = w.onConsumed(512, T0 + RTT, RTT);
-        assertThat(w.window()).isEqualTo(2048);
-        assertThat(credit).isEqualTo(512 + 1024); // the consumed bytes plus the growth
-        assertThat(w.available()).isEqualTo(2048);
+    void windowGrowsTowardDrainRateTimesMinRtt() {
+        ReceiveWindow w = new ReceiveWindow(64 * 1024, 64 * 1024, 16 << 20, T0);
+        long minRtt = 100 * MS;
+        long now = T0;
+        for (int i = 0; i < 2000; i++) {
+            int chunk = w.window() / 16;
+            assertThat(w.onReceived(chunk)).isTrue();
+            now += chunk * 100L; // 10 bytes per microsecond = 10 MB/s
+            w.onConsumed(chunk, now, minRtt, ANY);
+        }
+        assertThat(w.window()).isBetween(1_300_000, 1_700_000);
     }
 
+    /**
+     * The same consumer seen through a queue that doubles the RTT of pings: tuning uses the
+     * path's minimum, so the window is the same as without the queue.
+     */
     @Test
-    void noGrowthWhenConsumptionTakesTwoRttOrMore() {
-        ReceiveWindow w = new ReceiveWindow(1024, 1 << 20, T0);
-        w.onReceived(512);
-        assertThat(w.onConsumed(512, T0 + 2 * RTT, RTT)).isEqualTo(512);
-        assertThat(w.window()).isEqualTo(1024);
-
-        // the epoch restarts at each credit: a fast next half-window grows it
-        w.onReceived(512);
-        assertThat(w.onConsumed(512, T0 + 2 * RTT + RTT / 2, RTT)).isEqualTo(512 + 1024);
-        assertThat(w.window()).isEqualTo(2048);
+    void queueingDoesNotGrowTheWindow() {
+        ReceiveWindow w = new ReceiveWindow(64 * 1024, 64 * 1024, 16 << 20, T0);
+        long now = T0;
+        for (int i = 0; i < 2000; i++) {
+            int chunk = w.window() / 16;
+            w.onReceived(chunk);
+            now += chunk * 100L;
+            w.onConsumed(chunk, now, 100 * MS, ANY); // the min RTT stays 100 ms while pings take 200
+        }
+        assertThat(w.window()).isLessThan(1_700_000);
     }
 
     @Test
@@ -77,39 +84,87 @@ class ReceiveWindowTest {
         ReceiveWindow w = new ReceiveWindow(1024, 1 << 20, T0);
         for (int i = 0; i < 10; i++) {
             w.onReceived(512);
-            assertThat(w.onConsumed(512, T0, 0)).isEqualTo(512);
+            assertThat(w.onConsumed(512, T0 + i, 0, ANY)).isEqualTo(512);
         }
         assertThat(w.window()).isEqualTo(1024);
     }
 
     @Test
-    void growthStopsAtTheMaximum() {
-        ReceiveWindow w = new ReceiveWindow(1024, 3000, T0);
+    void growthIsWhatTheBudgetGrants() {
+        int[] granted = {0};
+        ReceiveWindow.Budget stingy = new ReceiveWindow.Budget() {
+            @Override
+            public int grant(ReceiveWindow window, int wanted) {
+                int g = Math.min(wanted, 1000 - granted[0]);
+                granted[0] += g;
+                return g;
+            }
+
+            @Override
+            public void release(int bytes) {
+                granted[0] -= bytes;
+            }
+        };
+        ReceiveWindow w = new ReceiveWindow(4096, 4096, 1 << 20, T0);
+        drainFast(w, stingy);
+        assertThat(w.window()).isEqualTo(4096 + 1000);
+        assertThat(w.available()).isEqualTo(w.window());
+    }
+
+    /** A stream that drained fast and then slows to a trickle gives its window back as it consumes. */
+    @Test
+    void windowShrinksWhenTheStreamDrainsSlowly() {
+        ReceiveWindow w = new ReceiveWindow(16 * 1024, 16 * 1024, 16 << 20, T0);
         long now = T0;
-        int[] expected = {2048, 3000, 3000, 3000};
-        for (int round : expected) {
-            int half = w.window() / 2;
-            assertThat(w.onReceived(half)).isTrue();
-            now += 1;
-            w.onConsumed(half, now, RTT);
-            assertThat(w.window()).isEqualTo(round);
+        for (int i = 0; i < 2000; i++) { // fast: 10 MB/s on a 100 ms path
+            int chunk = w.window() / 16;
+            w.onReceived(chunk);
+            now += chunk * 100L;
+            w.onConsumed(chunk, now, 100 * MS, ANY);
         }
-        assertThat(w.available()).isEqualTo(3000);
+        int big = w.window();
+        assertThat(big).isGreaterThan(1_000_000);
+        for (int i = 0; i < 2000; i++) { // then 100 KB/s
+            int chunk = Math.max(1, w.window() / 16);
+            w.onReceived(Math.min(chunk, w.available()));
+            now += chunk * 10_000L;
+            w.onConsumed(Math.min(chunk, w.available() + chunk), now, 100 * MS, ANY);
+        }
+        assertThat(w.window()).isLessThan(big / 20).isGreaterThanOrEqualTo(16 * 1024);
     }
 
     @Test
-    void maxBelowInitialMeansNoGrowth() {
-        ReceiveWindow w = new ReceiveWindow(4096, 1024, T0);
-        w.onReceived(2048);
-        assertThat(w.onConsumed(2048, T0 + 1, RTT)).isEqualTo(2048);
-        assertThat(w.window()).isEqualTo(4096);
+    void growthStopsAtTheMaximum() {
+        ReceiveWindow w = new ReceiveWindow(1024, 1024, 3000, T0);
+        drainFast(w, ANY);
+        assertThat(w.window()).isEqualTo(3000);
+        assertThat(w.available()).isEqualTo(3000);
+    }
+
+    /** A consumer that takes a sixteenth of its window every millisecond for a second, on a 20 ms path. */
+    private static void drainFast(ReceiveWindow w, ReceiveWindow.Budget budget) {
+        long now = T0;
+        for (int i = 0; i < 1000; i++) {
+            int chunk = w.window() / 16;
+            assertThat(w.onReceived(chunk)).isTrue();
+            now += MS;
+            w.onConsumed(chunk, now, RTT, budget);
+        }
+    }
+
+    @Test
+    void growOnOpenIsBoundedByTheBudgetAndTheMaximum() {
+        ReceiveWindow w = new ReceiveWindow(1024, 1024, 3000, T0);
+        assertThat(w.grow(10_000, ANY)).isEqualTo(3000 - 1024);
+        assertThat(w.window()).isEqualTo(3000);
+        assertThat(w.available()).isEqualTo(3000);
     }
 
     /** available + buffered + unacked == window under any mix of receive and consume. */
     @Test
     void invariantHoldsUnderRandomTraffic() {
         Random random = new Random(42);
-        ReceiveWindow w = new ReceiveWindow(1024, 64 * 1024, T0);
+        ReceiveWindow w = new ReceiveWindow(1024, 1024, 64 * 1024, T0);
         long now = T0;
         long buffered = 0;
         long peerCredit = w.available(); // what the sender believes it may send
@@ -123,13 +178,12 @@ class ReceiveWindowTest {
             } else if (buffered > 0) {
                 int n = 1 + random.nextInt((int) Math.min(buffered, 4096));
                 buffered -= n;
-                peerCredit += w.onConsumed(n, now, random.nextInt(4) == 0 ? 0 : RTT);
+                peerCredit += w.onConsumed(n, now, random.nextInt(4) == 0 ? 0 : RTT, ANY);
             }
             long unacked = w.window() - w.available() - buffered;
-            assertThat(unacked).as("step %d", step).isBetween(0L, (long) w.window() / 2);
+            assertThat(unacked).as("step %d", step).isBetween(0L, (long) w.window() / ReceiveWindow.UPDATE_FRACTION);
             assertThat(peerCredit).as("sender's view of credit, step %d", step).isEqualTo(w.available());
             assertThat(w.window()).isBetween(1024, 64 * 1024);
         }
-        assertThat(w.window()).as("fast consumer grows the window").isEqualTo(64 * 1024);
     }
 }

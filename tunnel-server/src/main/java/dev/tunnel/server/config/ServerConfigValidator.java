@@ -101,6 +101,11 @@ final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
         checks.range("transport.drainTimeout", t.drainTimeout, 0, 3600);
         if (checks.range("transport.tcpMuxInitialWindow", t.tcpMuxInitialWindow, 65_536, MAX_WINDOW)) {
             checks.range("transport.tcpMuxMaxWindow", t.tcpMuxMaxWindow, t.tcpMuxInitialWindow, MAX_WINDOW);
+            checks.range("transport.tcpMuxSessionWindow", t.tcpMuxSessionWindow,
+                    Math.max(1L << 20, t.tcpMuxInitialWindow), 1L << 40);
+        }
+        if (t.tcpMuxMemoryLimit != 0) {
+            checks.range("transport.tcpMuxMemoryLimit", t.tcpMuxMemoryLimit, 1L << 20, 1L << 40);
         }
         checks.bufferSize("transport.sendBufferSize", t.sendBufferSize);
         checks.bufferSize("transport.receiveBufferSize", t.receiveBufferSize);
