@@ -14,7 +14,8 @@
 #   options (env): ROUNDS=3 T=5 (iperf3 seconds) D=5 (wrk seconds) TESTS="keep close i1 i8 i1p"
 #                  MODES="tls plain" (tunnel columns per variant: mux TLS, mux plain, pool TLS "pool")
 #                  REFS="haproxy ssh" (reference columns beside direct; "" for none)
-#                  JAVA_OPTS="..." (both tunnel processes) KEEP_WORK=1
+#                  JAVA_OPTS="..." (both tunnel processes) KEEP_WORK=1 WARM=15 (seconds of
+#                  Connection: close load per tunnel before measuring: C2 compiles that path for long)
 #                  RATE=800M: iperf3 at a fixed rate (-b, per stream), so every build moves the same
 #                  bytes and the *-cpu rows compare CPU per GB without the throughput differing
 #
@@ -146,8 +147,8 @@ tunnel_col() { [[ $1 != direct && $1 != haproxy && $1 != ssh ]]; }
 for col in "${COLUMNS[@]}"; do
   tunnel_col $col || continue
   iperf3 -c 127.0.0.1 -p "${IPP[$col]}" -t 8 > /dev/null 2>&1 || true
-  wrk -t1 -c50 -d4s -H "Connection: close" "http://127.0.0.1:${WEB[$col]}/ping" > /dev/null 2>&1 || true
-  wrk -t1 -c50 -d3s "http://127.0.0.1:${WEB[$col]}/ping" > /dev/null 2>&1 || true
+  wrk -t1 -c50 -d"${WARM:-15}s" -H "Connection: close" "http://127.0.0.1:${WEB[$col]}/ping" > /dev/null 2>&1 || true
+  wrk -t1 -c50 -d5s "http://127.0.0.1:${WEB[$col]}/ping" > /dev/null 2>&1 || true
 done
 
 RES=$WORK/results.txt; : > "$RES"
