@@ -28,8 +28,7 @@ import java.util.Locale;
  * <p>The choice is made once per process, before the first group is built: {@link #use} with the
  * config's {@code transport.ioUring} ({@code auto}, {@code on}, {@code off}); a
  * {@code -Dtunnel.transport=io_uring|epoll|nio} system property overrides it (tests, benches).
- * {@code auto} is {@link #AUTO}: the transport that measured best here ({@code docs/performance.md})
- * among those whose native library loads, then epoll, then NIO. The epoll handler carries two fixes
+ * {@code auto} is {@link #AUTO} when its native library loads, then epoll, then NIO. The epoll handler carries two fixes
  * to Netty's ({@link FixedEpollIoHandler}); io_uring needs neither ({@code TransportBugsTest}).
  *
  * <p>Threading: {@link #use} is called by a server's or client's start-up before it builds its
@@ -54,12 +53,16 @@ public final class Transports {
 
     /** The values of {@code transport.ioUring}. */
     public static final List<String> IO_URING_SETTINGS = List.of("auto", "on", "off");
+    /** Why {@code transport.ioUring = "on"} is refused with {@code transport.tcpMux = false}. */
+    public static final String NOT_WITH_POOL_MODE = "\"on\" is not supported with transport.tcpMux = false yet"
+            + " (pool-mode streams over TLS were cut short on io_uring in tests); use \"auto\" or \"off\"";
     /**
-     * What {@code transport.ioUring = "auto"} picks when its library loads: io_uring, which
-     * spent less CPU per new connection than epoll on both sides in side-by-side runs and no more
-     * on keep-alive requests and one stream ({@code docs/performance.md}).
+     * What {@code transport.ioUring = "auto"} picks when its library loads: epoll for now. io_uring
+     * spent less CPU per new connection than epoll on both sides in side-by-side runs, but pool
+     * mode over TLS truncated relayed streams on it in the end-to-end tests (not understood yet;
+     * {@code docs/performance.md}), so it is opt-in, and refused with pool mode.
      */
-    static final Kind AUTO = Kind.IO_URING;
+    static final Kind AUTO = Kind.EPOLL;
     /** System property that overrides the config's choice. */
     static final String PROPERTY = "tunnel.transport";
 

@@ -38,6 +38,7 @@ class TransportsTest {
     @Test
     void autoTakesTheMeasuredDefaultAndFallsBackToEpollThenNio() {
         assertThat(Transports.choose("auto", null, ALL).kind()).isEqualTo(Transports.AUTO);
+        assertThat(Transports.choose("auto", null, ALL).kind()).isEqualTo(Transports.Kind.EPOLL);
         assertThat(Transports.choose("auto", null, NO_IO_URING).kind()).isEqualTo(Transports.Kind.EPOLL);
         Transports.Choice nio = Transports.choose("auto", null, NOTHING_NATIVE);
         assertThat(nio.kind()).isEqualTo(Transports.Kind.NIO);
