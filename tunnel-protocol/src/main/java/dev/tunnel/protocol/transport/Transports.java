@@ -29,7 +29,7 @@ import java.util.Locale;
  * config's {@code transport.ioUring} ({@code auto}, {@code on}, {@code off}); a
  * {@code -Dtunnel.transport=io_uring|epoll|nio} system property overrides it (tests, benches).
  * {@code auto} is {@link #AUTO} when its native library loads, then epoll, then NIO. The epoll handler carries two fixes
- * to Netty's ({@link FixedEpollIoHandler}); io_uring needs neither ({@code TransportBugsTest}).
+ * to Netty's ({@link FixedEpollIoHandler}); io_uring needs neither ({@code FixedEpollIoHandlerTest} runs both cases on it).
  *
  * <p>Threading: {@link #use} is called by a server's or client's start-up before it builds its
  * group; everything else may be called from any thread.
