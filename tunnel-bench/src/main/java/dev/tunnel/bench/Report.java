@@ -108,13 +108,26 @@ public final class Report {
         if (args.has("out")) {
             Path out = Path.of(args.string("out", ""));
             String svgName = svgPath.isEmpty() ? "" : Path.of(svgPath).getFileName().toString();
-            Files.writeString(out, document(table, meta, svgName));
+            Files.writeString(out, document(table, meta, svgName) + keptSection(out));
             System.out.println("wrote " + out);
         }
         if (!svgPath.isEmpty()) {
             Files.writeString(Path.of(svgPath), Chart.svg(results, rtt));
             System.out.println("wrote " + svgPath);
         }
+    }
+
+    /** Heading of the part of the document written by hand from bench/throughput.sh runs, which a new report keeps. */
+    static final String KEPT_HEADING = "## Side by side with bench/throughput.sh";
+
+    /** The hand-written section of an existing document (from {@link #KEPT_HEADING} on), or "". */
+    static String keptSection(Path out) throws IOException {
+        if (!Files.exists(out)) {
+            return "";
+        }
+        String old = Files.readString(out);
+        int at = old.indexOf(KEPT_HEADING);
+        return at < 0 ? "" : "\n" + old.substring(at);
     }
 
     static Map<String, Map<String, Double>> readResults(Path path) throws IOException {

@@ -48,9 +48,11 @@ final class ClientWorkConn extends ChannelInboundHandlerAdapter {
     }
 
     /** Called when the server starts a work connection; the codec is gone, {@code workEnd} holds early bytes. */
-    @FunctionalInterface
     interface Starter {
         void start(Channel work, PipeRelay workEnd, int proxyId, String source);
+
+        /** The work connection's TLS handshake succeeded (its event loop). */
+        void handshaken(SslHandler tls);
     }
 
     private final ClientCredentials credentials;
@@ -121,10 +123,13 @@ final class ClientWorkConn extends ChannelInboundHandlerAdapter {
             ctx.close();
             return;
         }
-        if (evt instanceof SslHandshakeCompletionEvent handshake && !handshake.isSuccess()) {
-            log.debug("{} work connection: TLS handshake failed: {}", ctx.channel(), handshake.cause().getMessage());
-            ctx.close();
-            return;
+        if (evt instanceof SslHandshakeCompletionEvent handshake) {
+            if (!handshake.isSuccess()) {
+                log.debug("{} work connection: TLS handshake failed: {}", ctx.channel(), handshake.cause().getMessage());
+                ctx.close();
+                return;
+            }
+            starter.handshaken(ctx.pipeline().get(SslHandler.class));
         }
         ctx.fireUserEventTriggered(evt);
     }

@@ -123,6 +123,7 @@ public final class TunnelClient implements AutoCloseable {
                 ? TlsContexts.client(new TlsFiles(path(tls.certFile), path(tls.keyFile), path(tls.trustedCaFile)),
                 tls.trustedCaFile != null && !tls.trustedCaFile.isEmpty())
                 : null;
+        log.info("I/O transport: {}", Transports.use(config.transport.ioUring));
         EventLoopGroup group = Transports.newGroup(config.transport.eventLoopThreads, "tunnel-client");
         ProxyManager proxies = new ProxyManager(types, group);
         try {

@@ -5,6 +5,7 @@ import dev.tunnel.protocol.ControlMessage.LoginResult;
 import dev.tunnel.protocol.ControlMessage.ReqWorkConn;
 import dev.tunnel.protocol.auth.ChannelBinding;
 import dev.tunnel.protocol.relay.PipeRelay;
+import dev.tunnel.tls.TlsSessions;
 import dev.tunnel.protocol.transport.Failures;
 import dev.tunnel.protocol.transport.Transports;
 import io.netty.bootstrap.Bootstrap;
@@ -52,6 +53,7 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
     private final Map<Integer, BurstLog> failures = new ConcurrentHashMap<>();
     private final Set<Channel> idle = ConcurrentHashMap.newKeySet();
     private final BurstLog connectFailures = new BurstLog(log);
+    private final TlsSessions tls = new TlsSessions();
     private Channel control;
     private String sessionId;
     private ChannelBinding loginBinding;
@@ -84,8 +86,16 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
         ctx.fireChannelRead(msg);
     }
 
+    /** How the TLS handshakes of the work connections went (full or resumed). */
+    TlsSessions tlsSessions() {
+        return tls;
+    }
+
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        if (sessionId != null && tls.full() + tls.resumed() > 0) {
+            log.info("{} session {} ended: work connections: {}", ctx.channel(), sessionId, tls);
+        }
         sessionId = null;
         for (Channel work : idle.toArray(new Channel[0])) {
             work.close();
@@ -116,6 +126,18 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
         }
     }
 
+    private final ClientWorkConn.Starter starter = new ClientWorkConn.Starter() {
+        @Override
+        public void start(Channel work, PipeRelay workEnd, int proxyId, String source) {
+            WorkConnector.this.start(work, workEnd, proxyId, source);
+        }
+
+        @Override
+        public void handshaken(SslHandler workTls) {
+            tls.record(workTls);
+        }
+    };
+
     /** Builds a work connection's pipeline; see {@link ClientWorkConn}. */
     private final class ChannelInitializerImpl extends ChannelInitializer<SocketChannel> {
         private final String session;
@@ -128,7 +150,7 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
 
         @Override
         protected void initChannel(SocketChannel ch) {
-            ClientWorkConn.initPipeline(ch, settings, session, loginBinding, WorkConnector.this::start);
+            ClientWorkConn.initPipeline(ch, settings, session, loginBinding, starter);
         }
     }
 

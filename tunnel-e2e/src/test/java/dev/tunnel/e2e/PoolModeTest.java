@@ -1,20 +1,24 @@
 package dev.tunnel.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.tunnel.e2e.TunnelExtension.Mode;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Pool mode: each public connection on its own work connection, TLS or not, bytes intact. */
+/** Pool mode: each public connection on its own work connection, TLS or not, bytes intact, TLS sessions resumed. */
 @Timeout(60)
 class PoolModeTest {
     @RegisterExtension
@@ -51,6 +55,47 @@ class PoolModeTest {
             byte[] data = Payloads.random(1000 + i, i);
             assertThat(PublicClient.roundTrip(port, data)).as("connection %d", i).isEqualTo(Payloads.summary(data));
         }
+    }
+
+    /**
+     * Each replacement work connection resumes a TLS session of an earlier one (no certificate,
+     * no signature) and still proves the login's certificate binding: both sides count the
+     * resumed handshakes and say so when the session ends.
+     */
+    @Test
+    void replacementWorkConnectionsResumeTheirTlsSession() throws Exception {
+        EchoServer echo = tunnel.echoServer();
+        TunnelExtension.Tunnel t = tunnel.builder().mode(Mode.POOL).tls(true).client(c -> c.transport.poolCount = 1)
+                .proxy("echo", echo.port()).start();
+        int port = t.port("echo");
+        int connections = 20;
+        for (int i = 0; i < connections; i++) {
+            byte[] data = Payloads.random(1000 + i, i);
+            assertThat(PublicClient.roundTrip(port, data)).as("connection %d", i).isEqualTo(Payloads.summary(data));
+        }
+        t.client().close();
+        // The first work connection makes a full handshake (the control connection's tickets
+        // arrive after it was opened); the 20 replacements resume, but one or two may race the
+        // tickets of the connection before them and make a full handshake.
+        for (String side : List.of("WorkConnPool", "WorkConnector")) {
+            Matcher counts = await(side + "'s count of resumed work connections").atMost(Duration.ofSeconds(10))
+                    .until(() -> workConnCounts(side), m -> m != null);
+            int resumed = Integer.parseInt(counts.group(1));
+            int total = Integer.parseInt(counts.group(2));
+            assertThat(total).as(side + ": handshakes").isGreaterThanOrEqualTo(connections);
+            assertThat(resumed).as(side + ": resumed of " + total).isGreaterThanOrEqualTo(connections - 3);
+        }
+    }
+
+    private static Matcher workConnCounts(String logger) {
+        Pattern line = Pattern.compile(logger + " - .* ended: work connections: (\\d+) of (\\d+) TLS handshakes resumed");
+        for (String l : CapturedLogs.snapshot()) {
+            Matcher m = line.matcher(l);
+            if (m.find()) {
+                return m;
+            }
+        }
+        return null;
     }
 
     @Test

@@ -27,22 +27,27 @@ import java.util.concurrent.TimeUnit;
 final class TlsEcho implements AutoCloseable {
 
     /** What the client saw of a successful round trip. */
-    record Result(String echoed, String protocol, Certificate[] peerCertificates) {
+    record Result(String echoed, String protocol, Certificate[] peerCertificates, boolean resumed) {
     }
 
     private final EventLoopGroup group;
     private final Channel serverChannel;
     /** Causes of failed server-side handshakes, in order. */
     private final BlockingQueue<Throwable> serverFailures;
+    /** The server side's successful handshakes, full and resumed. */
+    private final TlsSessions serverSessions;
 
-    private TlsEcho(EventLoopGroup group, Channel serverChannel, BlockingQueue<Throwable> serverFailures) {
+    private TlsEcho(EventLoopGroup group, Channel serverChannel, BlockingQueue<Throwable> serverFailures,
+                    TlsSessions serverSessions) {
         this.group = group;
         this.serverChannel = serverChannel;
         this.serverFailures = serverFailures;
+        this.serverSessions = serverSessions;
     }
 
     static TlsEcho start(EventLoopGroup group, SslContext serverContext) throws InterruptedException {
         BlockingQueue<Throwable> failures = new LinkedBlockingQueue<>();
+        TlsSessions sessions = new TlsSessions();
         Channel channel = new ServerBootstrap()
                 .group(group)
                 .channel(NioServerSocketChannel.class)
@@ -51,7 +56,9 @@ final class TlsEcho implements AutoCloseable {
                     protected void initChannel(SocketChannel ch) {
                         SslHandler ssl = serverContext.newHandler(ch.alloc());
                         ssl.handshakeFuture().addListener(f -> {
-                            if (!f.isSuccess()) {
+                            if (f.isSuccess()) {
+                                sessions.record(ssl);
+                            } else {
                                 failures.add(f.cause());
                             }
                         });
@@ -69,12 +76,17 @@ final class TlsEcho implements AutoCloseable {
                     }
                 })
                 .bind("127.0.0.1", 0).sync().channel();
-        return new TlsEcho(group, channel, failures);
+        return new TlsEcho(group, channel, failures, sessions);
     }
 
     /** The next failed server-side handshake, waiting up to 5 seconds; null if none. */
     Throwable nextServerFailure() throws InterruptedException {
         return serverFailures.poll(5, TimeUnit.SECONDS);
+    }
+
+    /** How the server side's handshakes went so far. */
+    TlsSessions serverSessions() {
+        return serverSessions;
     }
 
     int port() {
@@ -116,7 +128,7 @@ final class TlsEcho implements AutoCloseable {
             channel.writeAndFlush(Unpooled.wrappedBuffer(bytes));
             String text = echoed.get(5, TimeUnit.SECONDS);
             return new Result(text, ssl.engine().getSession().getProtocol(),
-                    ssl.engine().getSession().getPeerCertificates());
+                    ssl.engine().getSession().getPeerCertificates(), TlsSessions.resumed(ssl.engine()));
         } finally {
             channel.close().sync();
         }

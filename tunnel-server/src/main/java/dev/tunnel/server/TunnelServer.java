@@ -78,6 +78,7 @@ public final class TunnelServer implements AutoCloseable {
                 path(config.transport.tls.keyFile), path(config.transport.tls.trustedCaFile)),
                 path(config.transport.tls.selfSignedDir));
         SslContext ssl = tls.context();
+        log.info("I/O transport: {}", Transports.use(config.transport.ioUring));
         EventLoopGroup workerGroup = Transports.newGroup(config.transport.eventLoopThreads, "tunnel-worker");
         try {
             PortRegistry ports = new PortRegistry();

@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * and this server's certificate (or no certificate on a connection without TLS), as a login
  * does; so a recorded {@code NEW_WORK_CONN} cannot be replayed. The control handler and the
  * handshake decoder are removed, {@link PooledWorkConn} takes their place and the session's
- * {@link WorkConnPool} gets the connection. Anything else (a login) goes on to the control handler, and this handler
+ * {@link WorkConnPool} gets the connection (with how its TLS handshake went: full or resumed).
+ * Anything else (a login) goes on to the control handler, and this handler
  * removes itself.
  *
  * <p>Threading: runs on the connection's event loop, which need not be the session's.
@@ -70,6 +71,10 @@ final class WorkConnAcceptor extends ChannelInboundHandlerAdapter {
         p.remove(TunnelPipeline.CONTROL);
         p.replace(this, TunnelPipeline.WORK_CONN, new PooledWorkConn());
         p.remove(TunnelPipeline.CONTROL_DECODER); // anything the client sent behind NEW_WORK_CONN reaches PooledWorkConn
+        SslHandler tls = p.get(SslHandler.class);
+        if (tls != null) {
+            session.pool().tlsSessions().record(tls);
+        }
         session.pool().offer(ctx.channel());
     }
 

@@ -6,6 +6,7 @@ import dev.tunnel.protocol.ControlMessage.ReqWorkConn;
 import dev.tunnel.protocol.ControlMessage.StartWorkConn;
 import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.protocol.relay.PipeRelay;
+import dev.tunnel.tls.TlsSessions;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -50,6 +51,7 @@ final class WorkConnPool {
     private final ServerContext.PoolSettings settings;
     private final ArrayDeque<Channel> idle = new ArrayDeque<>();
     private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
+    private final TlsSessions tls = new TlsSessions();
     private ScheduledFuture<?> keepalive;
     private int publicConns;
     private boolean closed;
@@ -120,6 +122,11 @@ final class WorkConnPool {
                 }
             });
         });
+    }
+
+    /** How the TLS handshakes of this session's work connections went (full or resumed; any thread). */
+    TlsSessions tlsSessions() {
+        return tls;
     }
 
     /** Public connections of this session that ride or wait for a work connection (session loop). */
@@ -257,6 +264,9 @@ final class WorkConnPool {
             return;
         }
         closed = true;
+        if (tls.full() + tls.resumed() > 0) {
+            log.info("{} session {} ended: work connections: {}", control, sessionId, tls);
+        }
         if (keepalive != null) {
             keepalive.cancel(false);
         }

@@ -93,6 +93,8 @@ public class ClientConfig {
         public int receiveBufferSize = 0;
         /** Tunnel extension: event-loop threads (0..256); 0 = one per available core. */
         public int eventLoopThreads = 0;
+        /** Tunnel extension: io_uring for all sockets: on (required; not with tcpMux = false), off or auto (epoll for now). */
+        public String ioUring = "auto";
         public Tls tls = new Tls();
     }
 

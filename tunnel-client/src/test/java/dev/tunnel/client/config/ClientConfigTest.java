@@ -92,6 +92,19 @@ class ClientConfigTest {
     }
 
     @Test
+    void ioUringTakesAutoOnOffAndOnIsRefusedInPoolMode() {
+        assertThat(messages("""
+                [transport]
+                ioUring = "sometimes"
+                """)).containsExactly("c.toml:2: transport.ioUring: \"sometimes\" (expected: \"auto\", \"on\", \"off\")");
+        assertThat(messages("""
+                [transport]
+                tcpMux = false
+                ioUring = "on"
+                """)).singleElement().asString().contains("transport.ioUring", "not supported with transport.tcpMux = false");
+    }
+
+    @Test
     void badValuesNameKeyValueAndRange() {
         assertThat(messages("""
                 serverPort = 0

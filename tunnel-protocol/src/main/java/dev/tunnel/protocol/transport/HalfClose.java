@@ -3,9 +3,9 @@ package dev.tunnel.protocol.transport;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.channel.unix.Socket;
+import io.netty.channel.unix.UnixChannel;
 import java.io.IOException;
 import java.nio.channels.NotYetConnectedException;
 
@@ -16,7 +16,7 @@ import java.nio.channels.NotYetConnectedException;
  * <p>Why not just {@link DuplexChannel#shutdownOutput()}: Netty builds a
  * {@code ChannelOutputShutdownException} with its stack trace on every call, to fail writes that
  * may still be queued. Here the call comes after those writes completed, so nothing is queued,
- * and on epoll the socket is shut directly (Netty reads the socket's own state, so
+ * and on a native transport (epoll, io_uring) the socket is shut directly (Netty reads the socket's own state, so
  * {@code isOutputShutdown()} is right afterwards). Under a load of short connections the
  * exceptions cost about 6 % of the server's CPU.
  *
@@ -36,7 +36,7 @@ public final class HalfClose {
             if (!written.isSuccess() || !channel.isActive()) {
                 return;
             }
-            if (channel instanceof EpollSocketChannel epoll && epoll.fd() instanceof Socket socket) {
+            if (channel instanceof UnixChannel unix && unix.fd() instanceof Socket socket) {
                 try {
                     socket.shutdown(false, true);
                 } catch (IOException | NotYetConnectedException gone) {

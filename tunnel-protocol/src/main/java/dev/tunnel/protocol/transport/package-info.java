@@ -1,2 +1,2 @@
-/** Choice of native (epoll) or NIO transport, and the event-loop groups built on it. */
+/** Choice of I/O transport (io_uring, epoll or NIO), the event-loop groups built on it, and socket-level fixes. */
 package dev.tunnel.protocol.transport;

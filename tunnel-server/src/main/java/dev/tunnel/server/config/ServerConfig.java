@@ -125,6 +125,8 @@ public class ServerConfig {
         public int maxStreamsPerClient = 32_768;
         /** Tunnel extension: event-loop threads (0..256); 0 = one per available core. */
         public int eventLoopThreads = 0;
+        /** Tunnel extension: io_uring for all sockets: on (required; not with tcpMux = false), off or auto (epoll for now). */
+        public String ioUring = "auto";
         public Tls tls = new Tls();
     }
 
