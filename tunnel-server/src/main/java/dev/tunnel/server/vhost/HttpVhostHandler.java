@@ -23,10 +23,8 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.ScheduledFuture;
 import java.util.ArrayDeque;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,6 +67,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
 
     private final VhostSettings vhost;
     private final String proto;
+    private final LoopAffinity affinity;
     private final ArrayDeque<Object> pending = new ArrayDeque<>(4);
     private ChannelHandlerContext ctx;
     private Phase phase = Phase.HEAD;
@@ -81,17 +80,27 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     private boolean responseDone;
     private boolean upgrading;
     private boolean inputClosed;
-    private ScheduledFuture<?> timer;
+    private ConnectionTimer timer;
+    private final Runnable headTimedOut = this::headTimedOut;
+    private final Runnable responseTimedOut = this::responseTimedOut;
+    private String visitorIp;
 
     /** @param proto what {@code X-Forwarded-Proto} says: "http" */
     public HttpVhostHandler(VhostSettings vhost, String proto) {
+        this(vhost, proto, null);
+    }
+
+    /** @param affinity told where each routed request went, so the port registers new connections there; may be null */
+    HttpVhostHandler(VhostSettings vhost, String proto, LoopAffinity affinity) {
         this.vhost = vhost;
         this.proto = proto;
+        this.affinity = affinity;
     }
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        this.timer = new ConnectionTimer(ctx.channel());
         if (ctx.channel().isActive()) {
             awaitHead();
         }
@@ -131,7 +140,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         phase = Phase.CLOSING;
-        cancelTimer();
+        timer.stop();
         if (upstream != null) {
             upstream.detach(!(requestDone && responseDone));
             upstream = null;
@@ -195,7 +204,10 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
                     || HttpUtil.getContentLength(request, 0L) > 0);
             return;
         }
-        RequestTarget.addForwarded(request, ctx.channel().remoteAddress(), proto);
+        if (visitorIp == null) {
+            visitorIp = RequestTarget.ipOf(ctx.channel().remoteAddress());
+        }
+        RequestTarget.addForwarded(request, visitorIp, proto);
         decision.route().target().rewriteRequest(request);
         dispatch(request, decision.route());
     }
@@ -209,6 +221,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         }
         if (upstream == null && target.eventLoop() != ctx.channel().eventLoop()) {
             phase = Phase.MOVING;
+            timer.stop(); // its task lives on the loop being left
             ChannelMover.moveTo(ctx.channel(), target.eventLoop(), () -> {
                 if (phase == Phase.MOVING && ctx.channel().isActive()) {
                     phase = Phase.HEAD;
@@ -229,6 +242,9 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
                 return;
             }
             upstream = new Upstream(found, stream, this);
+            if (affinity != null) {
+                affinity.routedTo(target.eventLoop());
+            }
         }
         route = found;
         headRequest = HttpMethod.HEAD.equals(request.method());
@@ -250,7 +266,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
             } else {
                 phase = Phase.RESPONSE;
                 if (!responseStarted) {
-                    startTimer(vhost.responseTimeoutSeconds(), this::responseTimedOut);
+                    startTimer(vhost.responseTimeoutSeconds(), responseTimedOut);
                 }
             }
         }
@@ -378,7 +394,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
 
     /** The app answered 101: from here the stream carries raw bytes both ways, through a {@link StreamRelay}. */
     private void upgrade() {
-        cancelTimer();
+        timer.stop();
         phase = Phase.UPGRADED;
         Upstream up = upstream;
         upstream = null;
@@ -460,25 +476,23 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     }
 
     private void awaitHead() {
-        startTimer(vhost.headTimeoutSeconds(), () -> {
-            if (phase == Phase.HEAD) {
-                vhost.counters().slowHeads.incrementAndGet();
-                log.debug("{} closing: no complete request head within {} s", ctx.channel(), vhost.headTimeoutSeconds());
-                ctx.close();
-            }
-        });
+        startTimer(vhost.headTimeoutSeconds(), headTimedOut);
+    }
+
+    private void headTimedOut() {
+        if (phase == Phase.HEAD) {
+            vhost.counters().slowHeads.incrementAndGet();
+            log.debug("{} closing: no complete request head within {} s", ctx.channel(), vhost.headTimeoutSeconds());
+            ctx.close();
+        }
     }
 
     private void startTimer(int seconds, Runnable task) {
-        cancelTimer();
-        timer = ctx.executor().schedule(task, seconds, TimeUnit.SECONDS);
+        timer.start(seconds, task);
     }
 
     private void cancelTimer() {
-        if (timer != null) {
-            timer.cancel(false);
-            timer = null;
-        }
+        timer.cancel();
     }
 
     private void releasePending() {
