@@ -15,7 +15,6 @@ import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
@@ -73,12 +72,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     private Phase phase = Phase.HEAD;
     private Upstream upstream;
     private Entry<HttpRoute> route;
-    private boolean requestKeepAlive;
-    private boolean headRequest;
-    private boolean requestDone;
-    private boolean responseStarted;
-    private boolean responseDone;
-    private boolean upgrading;
+    private final Exchange exchange = new Exchange();
     private boolean inputClosed;
     private ConnectionTimer timer;
     private final Runnable headTimedOut = this::headTimedOut;
@@ -142,7 +136,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         phase = Phase.CLOSING;
         timer.stop();
         if (upstream != null) {
-            upstream.detach(!(requestDone && responseDone));
+            upstream.detach(!exchange.complete());
             upstream = null;
         }
         releasePending();
@@ -160,7 +154,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
             Object msg = pending.peek();
             boolean isHead = msg instanceof HttpRequest;
             if (phase == Phase.MOVING || phase == Phase.RESPONSE || phase == Phase.CLOSING
-                    || (isHead && phase != Phase.HEAD)) {
+                    || phase == Phase.UPGRADED || (isHead && phase != Phase.HEAD)) {
                 if (phase == Phase.CLOSING) {
                     releasePending();
                 }
@@ -198,7 +192,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
             answerAndClose(decision.answer());
             return;
         }
-        requestKeepAlive = HttpUtil.isKeepAlive(request);
+        exchange.request(request);
         if (decision.answer() != null) {
             answer(decision.answer(), HttpUtil.isTransferEncodingChunked(request)
                     || HttpUtil.getContentLength(request, 0L) > 0);
@@ -247,11 +241,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
             }
         }
         route = found;
-        headRequest = HttpMethod.HEAD.equals(request.method());
-        requestDone = false;
-        responseStarted = false;
-        responseDone = false;
-        upgrading = false;
+        exchange.dispatched(request);
         phase = Phase.BODY;
         upstream.send(request);
     }
@@ -260,12 +250,12 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         boolean last = content instanceof LastHttpContent;
         upstream.send(content);
         if (last) {
-            requestDone = true;
-            if (responseDone) {
+            exchange.requestDone = true;
+            if (exchange.responseDone) {
                 exchangeDone();
             } else {
                 phase = Phase.RESPONSE;
-                if (!responseStarted) {
+                if (!exchange.responseStarted) {
                     startTimer(vhost.responseTimeoutSeconds(), responseTimedOut);
                 }
             }
@@ -292,25 +282,14 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
                     from.consumed(rawBytes);
                     return;
                 }
-                int code = response.status().code();
-                if (code == 101) {
-                    upgrading = true; // the codec may not end a 101 with a last part: raw bytes follow it
-                    responseDone = true;
+                if (exchange.responseHead(response)) {
                     cancelTimer();
-                } else if (code >= 200) {
-                    cancelTimer();
-                    responseStarted = true;
-                    if (!HttpUtil.isKeepAlive(response) || delimitedByClose(response)) {
-                        requestKeepAlive = false;
-                    }
                 }
                 route.target().rewriteResponse(response);
                 lastWrite = ctx.write(part);
             } else if (part instanceof HttpObject) {
                 lastWrite = ctx.write(part);
-                if (part instanceof LastHttpContent && (responseStarted || upgrading)) {
-                    responseDone = true;
-                }
+                exchange.responsePart((HttpObject) part);
             } else {
                 lastWrite = ctx.write(part); // raw bytes behind a 101 in the same read
             }
@@ -321,9 +300,9 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         } else {
             from.consumed(rawBytes);
         }
-        if (responseDone && upgrading) {
+        if (exchange.responseDone && exchange.upgrading) {
             upgrade();
-        } else if (responseDone && requestDone) {
+        } else if (exchange.complete()) {
             exchangeDone();
         }
     }
@@ -336,9 +315,9 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         if (phase == Phase.HEAD) {
             upstream.detach(false); // the app closed a kept-alive connection: the next request opens another
             upstream = null;
-        } else if (!responseStarted) {
+        } else if (!exchange.responseStarted) {
             failUpstream("it closed the connection without a response");
-        } else if (!responseDone) {
+        } else if (!exchange.responseDone) {
             closeAfterWrites(); // the response was cut short
         }
     }
@@ -352,7 +331,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         if (phase == Phase.HEAD) {
             return;
         }
-        if (!responseStarted) {
+        if (!exchange.responseStarted) {
             badGateway(route, code == ResetCode.CONNECT_FAILED ? "the local app refused the connection (is it running?)"
                     : "the stream was reset (" + ResetCode.name(code) + ")");
         } else {
@@ -367,18 +346,11 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         }
     }
 
-    /** A response whose body ends when the app closes: the visitor learns its end only by a close too. */
-    private boolean delimitedByClose(HttpResponse response) {
-        int code = response.status().code();
-        return !headRequest && code != 204 && code != 304 && !HttpUtil.isContentLengthSet(response)
-                && !HttpUtil.isTransferEncodingChunked(response);
-    }
-
     // ---- exchange ends ----
 
     private void exchangeDone() {
         cancelTimer();
-        if (!requestKeepAlive || inputClosed) {
+        if (!exchange.keepAlive || inputClosed) {
             closeAfterWrites();
             return;
         }
@@ -420,7 +392,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     }
 
     private void responseTimedOut() {
-        if (phase == Phase.RESPONSE && !responseStarted) {
+        if (phase == Phase.RESPONSE && !exchange.responseStarted) {
             vhost.counters().gatewayTimeout.incrementAndGet();
             GATEWAY_LOG.warn("{} 504 for {}: no response within {} s (vhostHTTPTimeout)", ctx.channel(),
                     HttpRoute.describe(route), vhost.responseTimeoutSeconds());
@@ -435,7 +407,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
             upstream.detach(true);
             upstream = null;
         }
-        if (responseStarted) {
+        if (exchange.responseStarted) {
             ctx.close();
         } else {
             badGateway(route, why);
@@ -453,7 +425,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
      * empty last part the codec emits behind its head ends the exchange ({@link Phase#DISCARD}).
      */
     private void answer(FullHttpResponse response, boolean requestHasBody) {
-        if (requestHasBody || !requestKeepAlive || inputClosed) {
+        if (requestHasBody || !exchange.keepAlive || inputClosed) {
             answerAndClose(response);
             return;
         }
