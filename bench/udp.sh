@@ -195,7 +195,10 @@ iperf_loss() { # iperf_loss PORT : loss % at 200 Mbit/s, datagrams of 1,200 byte
 log "iperf3 -u -b 200M for ${IPERF_T}s"
 r=($(iperf_loss $IPERF)); put iperf_direct_loss_pct "${r[0]}"; put iperf_direct_mbps "${r[1]}"
 iperf3 -c 127.0.0.1 -p $T_IPERF -u -b 50M -l 1200 -t 1 > /dev/null 2>&1 || true   # warm-up
+rcvbuf_errors() { awk '/^Udp:/ { if (!h) { for (i = 1; i <= NF; i++) c[$i] = i; h = 1 } else print $c["RcvbufErrors"] }' /proc/net/snmp; }
+e0=$(rcvbuf_errors)
 r=($(iperf_loss $T_IPERF)); put iperf_tunnel_loss_pct "${r[0]}"; put iperf_tunnel_mbps "${r[1]}"
+put iperf_tunnel_rcvbuf_errors "$(( $(rcvbuf_errors) - e0 ))"
 
 # ---- DNS on loopback ----
 log "DNS: dig through the tunnel, then $DNS_N timed queries each"
@@ -248,7 +251,10 @@ run, not runs). Default settings, TLS on, mux mode, one server, one provider cli
 | 10 MB through the stcp visitor, SHA-256 equal | | ${stcp_10mb_intact} | |
 
 iperf3 counts loss at its receiver (the app at home); the tunnel's own drops (a stream out of
-credit, a full socket queue, oversize) are logged by each proxy once per 10 s with counts.
+credit, a full socket queue, oversize) are logged by each proxy once per 10 s with counts. During
+the tunnel's iperf3 run the kernel counted ${iperf_tunnel_rcvbuf_errors} datagrams dropped for a full
+socket receive buffer (\`RcvbufErrors\` of /proc/net/snmp, machine-wide): a socket of the tunnel (or
+iperf3's) not read in time, its process waiting for a core of the shared machine.
 <!-- udp-bench:end -->
 MD
 if [ $QUICK = 1 ]; then OUT=$WORK/benchmarks.md; cp docs/benchmarks.md "$OUT"; else OUT=docs/benchmarks.md; fi
