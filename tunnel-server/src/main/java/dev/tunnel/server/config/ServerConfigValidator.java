@@ -4,6 +4,7 @@ import dev.tunnel.config.ConfigErrors;
 import dev.tunnel.config.ConfigValidator;
 import dev.tunnel.runtime.LogSetup;
 import dev.tunnel.config.ValueChecks;
+import dev.tunnel.protocol.transport.IoUringSetting;
 import dev.tunnel.protocol.transport.Transports;
 import dev.tunnel.server.proxy.ServerProxyType;
 import dev.tunnel.server.proxy.ServerProxyTypes;
@@ -94,8 +95,8 @@ final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
         checks.atLeast("transport.maxConnectionsPerProxy", t.maxConnectionsPerProxy, 0);
         checks.atLeast("transport.maxConnectionsPerIP", t.maxConnectionsPerIP, 0);
         checks.range("transport.eventLoopThreads", t.eventLoopThreads, 0, Transports.MAX_THREADS);
-        checks.oneOf("transport.ioUring", t.ioUring, Transports.IO_URING_SETTINGS, List.of());
-        checks.check(!"on".equals(t.ioUring) || t.tcpMux, "transport.ioUring", Transports.NOT_WITH_POOL_MODE);
+        checks.oneOf("transport.ioUring", t.ioUring, IoUringSetting.VALUES, List.of());
+        checks.check(!"on".equals(t.ioUring) || t.tcpMux, "transport.ioUring", IoUringSetting.NOT_WITH_POOL_MODE);
         if (t.tls.selfSignedDir != null) {
             checks.notBlank("transport.tls.selfSignedDir", t.tls.selfSignedDir);
         }
