@@ -4,10 +4,15 @@ import dev.tunnel.client.config.ProxyConfig;
 import dev.tunnel.client.plugin.StaticFileServer;
 import dev.tunnel.client.proxy.ClientProxyType;
 import dev.tunnel.client.proxy.ClientProxyTypes;
+import dev.tunnel.client.proxy.LimitedDialer;
+import dev.tunnel.client.proxy.LocalDialer;
 import dev.tunnel.protocol.ControlFrame;
 import dev.tunnel.protocol.ControlMessage;
 import dev.tunnel.protocol.ControlMessage.CloseProxy;
 import dev.tunnel.protocol.ControlMessage.NewProxy;
+import dev.tunnel.protocol.Options;
+import dev.tunnel.protocol.relay.Bandwidth;
+import dev.tunnel.protocol.relay.TokenBucket;
 import dev.tunnel.protocol.relay.TrafficCounter;
 import dev.tunnel.protocol.transport.Transports;
 import io.netty.channel.Channel;
@@ -175,7 +180,16 @@ final class ProxyManager {
         } else {
             local = new InetSocketAddress(config.localIP, config.localPort);
         }
-        return new ProxyTarget(id, config.name, config.type, type.options(config), type.dialer(config, local), traffic);
+        Options options = type.options(config);
+        LocalDialer dialer = type.dialer(config, local);
+        long limit = Bandwidth.parse(config.transport.bandwidthLimit); // validated with the config
+        if (limit > 0 && Bandwidth.MODE_SERVER.equals(config.transport.bandwidthLimitMode)) {
+            options = Options.builder().putAll(options).put("transport.bandwidthLimit", config.transport.bandwidthLimit)
+                    .put("transport.bandwidthLimitMode", Bandwidth.MODE_SERVER).build();
+        } else if (limit > 0) {
+            dialer = new LimitedDialer(dialer, new TokenBucket(limit));
+        }
+        return new ProxyTarget(id, config.name, config.type, options, dialer, traffic);
     }
 
     private static NewProxy newProxy(ProxyTarget proxy) {

@@ -54,8 +54,11 @@ import java.util.concurrent.TimeUnit;
  *
  * <h3>Public connection (server) and local-app connection (client)</h3>
  * <pre>
- *  socket ─▶ relay
+ *  socket ─▶ [bandwidth] ─▶ relay
  * </pre>
+ * {@code bandwidth} (a {@link dev.tunnel.protocol.relay.ReadLimiter}) paces the socket's reads
+ * when its proxy sets {@code transport.bandwidthLimit}: on the local-app connection in
+ * {@code "client"} mode, on the public connection in {@code "server"} mode.
  * {@code relay} is a {@link dev.tunnel.protocol.mux.StreamRelay} in mux mode, a
  * {@link dev.tunnel.protocol.relay.PipeRelay} in pool mode: raw bytes, no codec, so nothing is
  * copied between the socket and the stream or the work connection. Every such socket gets its
@@ -88,6 +91,7 @@ public final class TunnelPipeline {
     public static final String MUX = "mux";
     public static final String CONTROL = "control";
     public static final String RELAY = "relay";
+    public static final String BANDWIDTH = "bandwidth";
     public static final String WORK_CONN_ACCEPTOR = "workConnAcceptor";
     public static final String WORK_CONNS = "workConns";
     public static final String WORK_CONN = "workConn";

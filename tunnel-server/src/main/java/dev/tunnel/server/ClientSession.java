@@ -5,6 +5,8 @@ import dev.tunnel.protocol.ControlMessage.NewProxy;
 import dev.tunnel.protocol.ControlMessage.NewProxyResult;
 import dev.tunnel.protocol.Options;
 import dev.tunnel.protocol.mux.MuxSession;
+import dev.tunnel.protocol.relay.Bandwidth;
+import dev.tunnel.protocol.relay.TokenBucket;
 import dev.tunnel.protocol.transport.LastWrites;
 import dev.tunnel.server.proxy.ProxyRef;
 import dev.tunnel.server.web.ServerStats;
@@ -87,8 +89,8 @@ final class ClientSession implements ProxySession {
         this.proxyBindAddr = server.proxyBindAddr();
         this.pool = login.tcpMux() ? null : new WorkConnPool(mux.channel(), id, login.poolCount(), server.pool());
         StreamLimit limit = new StreamLimit(server.maxStreamsPerClient(), server.stats()::connectionRefused);
-        this.link = pool == null ? new MuxLink(mux, server.publicConns(), limit)
-                : new PoolLink(mux.channel(), pool, server.publicConns(), limit);
+        this.link = pool == null ? new MuxLink(mux, server.publicConns(), limit, server.caps())
+                : new PoolLink(mux.channel(), pool, server.publicConns(), limit, server.caps());
     }
 
     /** A proxy's name as logs show it: namespaced by the user, as frp does. */
@@ -174,6 +176,12 @@ final class ClientSession implements ProxySession {
         }
         starting.add(request.proxyId());
         ProxyRef proxy = new ProxyRef(request.proxyId(), qualified(request.name()));
+        String badLimit = limitBandwidth(proxy, request.options());
+        if (badLimit != null) {
+            starting.remove(request.proxyId());
+            reply.accept(failed(request, badLimit));
+            return;
+        }
         ProxyRequest start = new ProxyRequest(proxy, request.name(), request.type(), request.options());
         type.start(start, this).addListener(f -> {
             starting.remove(request.proxyId());
@@ -351,6 +359,29 @@ final class ClientSession implements ProxySession {
     /** Closes the client's connection once what its loop has queued (the last streams' FINs) is written. */
     void closeConnection() {
         LastWrites.flushThenClose(mux.channel(), LastWrites.TIMEOUT_MILLIS);
+    }
+
+    /**
+     * {@code transport.bandwidthLimit} with {@code transport.bandwidthLimitMode = "server"}: the
+     * proxy's public connections read through one bucket. The client sends both keys only in
+     * server mode (in client mode it paces its own reads). Returns why the options are wrong, or
+     * null.
+     */
+    private static String limitBandwidth(ProxyRef proxy, Options options) {
+        String mode = options.string("transport.bandwidthLimitMode", Bandwidth.MODE_CLIENT);
+        if (!mode.equals(Bandwidth.MODE_SERVER)) {
+            return mode.equals(Bandwidth.MODE_CLIENT) ? null
+                    : "transport.bandwidthLimitMode: \"" + mode + "\" (expected: \"client\" or \"server\")";
+        }
+        try {
+            long limit = Bandwidth.parse(options.string("transport.bandwidthLimit", ""));
+            if (limit > 0) {
+                proxy.bandwidth(new TokenBucket(limit));
+            }
+            return null;
+        } catch (IllegalArgumentException e) {
+            return "transport.bandwidthLimit: " + e.getMessage();
+        }
     }
 
     private NewProxyResult failed(NewProxy request, String reason) {

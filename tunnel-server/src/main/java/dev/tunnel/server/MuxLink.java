@@ -32,11 +32,13 @@ final class MuxLink implements SessionLink {
     private final MuxSession mux;
     private final ChannelGroup publicConns;
     private final StreamLimit limit;
+    private final ConnectionCaps caps;
 
-    MuxLink(MuxSession mux, ChannelGroup publicConns, StreamLimit limit) {
+    MuxLink(MuxSession mux, ChannelGroup publicConns, StreamLimit limit, ConnectionCaps caps) {
         this.mux = mux;
         this.publicConns = publicConns;
         this.limit = limit;
+        this.caps = caps;
     }
 
     @Override
@@ -136,7 +138,8 @@ final class MuxLink implements SessionLink {
 
     @Override
     public MuxStream openStream(Channel publicConn, ProxyRef proxy) {
-        if (!isActive() || !limit.admit(mux.channel(), proxy.name(), publicConn, mux.streamCount())) {
+        if (!isActive() || !limit.admit(mux.channel(), proxy.name(), publicConn, mux.streamCount())
+                || !caps.admit(mux.channel(), publicConn, proxy)) {
             return null;
         }
         RelayedSockets.configure(publicConn.config());

@@ -26,12 +26,14 @@ final class PoolLink implements SessionLink {
     private final WorkConnPool pool;
     private final ChannelGroup publicConns;
     private final StreamLimit limit;
+    private final ConnectionCaps caps;
 
-    PoolLink(Channel control, WorkConnPool pool, ChannelGroup publicConns, StreamLimit limit) {
+    PoolLink(Channel control, WorkConnPool pool, ChannelGroup publicConns, StreamLimit limit, ConnectionCaps caps) {
         this.control = control;
         this.pool = pool;
         this.publicConns = publicConns;
         this.limit = limit;
+        this.caps = caps;
     }
 
     @Override
@@ -124,7 +126,8 @@ final class PoolLink implements SessionLink {
     }
 
     private boolean admit(Channel publicConn, ProxyRef proxy) {
-        if (!isActive() || !limit.admit(control, proxy.name(), publicConn.remoteAddress(), pool.publicConnCount())) {
+        if (!isActive() || !limit.admit(control, proxy.name(), publicConn.remoteAddress(), pool.publicConnCount())
+                || !caps.admit(control, publicConn, proxy)) {
             return false;
         }
         RelayedSockets.configure(publicConn.config());

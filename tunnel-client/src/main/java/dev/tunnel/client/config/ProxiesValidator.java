@@ -3,6 +3,7 @@ package dev.tunnel.client.config;
 import dev.tunnel.client.proxy.ClientProxyType;
 import dev.tunnel.client.proxy.ClientProxyTypes;
 import dev.tunnel.config.ValueChecks;
+import dev.tunnel.protocol.relay.Bandwidth;
 
 import java.util.HashMap;
 import java.util.List;
@@ -60,12 +61,34 @@ final class ProxiesValidator {
         }
     }
 
+    /** {@code transport.bandwidthLimit} and {@code transport.bandwidthLimitMode}, as frp reads them. */
+    private void bandwidth(String key, ProxyTransport t, List<String> typeModes, String type) {
+        if (!checks.oneOf(key + ".bandwidthLimitMode", t.bandwidthLimitMode,
+                List.of(Bandwidth.MODE_CLIENT, Bandwidth.MODE_SERVER), List.of())) {
+            return;
+        }
+        long limit;
+        try {
+            limit = Bandwidth.parse(t.bandwidthLimit);
+        } catch (IllegalArgumentException e) {
+            checks.check(false, key + ".bandwidthLimit", e.getMessage());
+            return;
+        }
+        if (limit > 0 && !typeModes.contains(t.bandwidthLimitMode)) {
+            checks.check(false, key + ".bandwidthLimit", typeModes.isEmpty()
+                    ? "a " + type + " proxy cannot be bandwidth-limited"
+                    : "a " + type + " proxy is limited in mode \"" + String.join("\" or \"", typeModes)
+                            + "\" only (bandwidthLimitMode is \"" + t.bandwidthLimitMode + "\")");
+        }
+    }
+
     /** Checks one entry on its own (a proxy added to a running client), under {@code key}. */
     void proxy(String key, ProxyConfig p) {
         checks.notBlank(key + ".name", p.name);
         List<String> frpOnly = FRP_PROXY_TYPES.stream().filter(t -> types.get(t) == null).toList();
         if (checks.oneOf(key + ".type", p.type, types.names(), frpOnly)) {
             types.get(p.type).validate(p, key, checks);
+            bandwidth(key + ".transport", p.transport, types.get(p.type).bandwidthLimitModes(), p.type);
         }
         if (p.plugin == null) {
             checks.notBlank(key + ".localIP", p.localIP);

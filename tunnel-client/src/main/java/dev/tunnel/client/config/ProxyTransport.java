@@ -7,4 +7,14 @@ public class ProxyTransport {
      * naming the visitor before the connection's bytes; "" = none.
      */
     public String proxyProtocolVersion = "";
+    /**
+     * frp's bandwidth limit for the whole proxy (all its connections together): "500KB", "1MB"
+     * (per second; KB = 1024 bytes); "" = none. Enforced by pausing reads, never by dropping.
+     */
+    public String bandwidthLimit = "";
+    /**
+     * Where {@link #bandwidthLimit} is enforced: "client" (reads from the local app, the default)
+     * or "server" (reads from public connections, on the server).
+     */
+    public String bandwidthLimitMode = "client";
 }

@@ -13,8 +13,8 @@ final class UnsupportedClientKeys {
             "transport.dialServerKeepalive", "transport.tls.disableCustomTLSFirstByte",
             "webServer.assetsDir", "webServer.tls.trustedCaFile", "webServer.tls.serverName",
             // per proxy
-            "proxies.transport.useEncryption", "proxies.transport.useCompression", "proxies.transport.bandwidthLimit",
-            "proxies.transport.bandwidthLimitMode", "proxies.loadBalancer", "proxies.healthCheck",
+            "proxies.transport.useEncryption", "proxies.transport.useCompression",
+            "proxies.loadBalancer", "proxies.healthCheck",
             "proxies.annotations", "proxies.metadatas", "proxies.multiplexer", "proxies.enabled",
             // per visitor (xtcp's own keys are reported with its type)
             "visitors.transport", "visitors.plugin", "visitors.enabled", "visitors.protocol", "visitors.keepTunnelOpen",

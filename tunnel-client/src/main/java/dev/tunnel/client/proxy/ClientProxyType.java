@@ -3,7 +3,9 @@ package dev.tunnel.client.proxy;
 import dev.tunnel.client.config.ProxyConfig;
 import dev.tunnel.config.ValueChecks;
 import dev.tunnel.protocol.Options;
+import dev.tunnel.protocol.relay.Bandwidth;
 import java.net.InetSocketAddress;
+import java.util.List;
 
 /**
  * One proxy type on the client ({@code tcp}, {@code http}, {@code udp}...): which keys of a
@@ -44,6 +46,16 @@ public interface ClientProxyType {
      */
     default String portSpace() {
         return "tcp";
+    }
+
+    /**
+     * The {@code transport.bandwidthLimitMode}s this type can enforce a
+     * {@code transport.bandwidthLimit} in: "client" paces reads from the local app's TCP
+     * connections, "server" reads from the server's public TCP connections. Empty: the type
+     * cannot be limited (a limit is then an error).
+     */
+    default List<String> bandwidthLimitModes() {
+        return List.of(Bandwidth.MODE_CLIENT, Bandwidth.MODE_SERVER);
     }
 
     /** Whether the type rides bare streams (datagrams, visitors' splices): then it needs {@code transport.tcpMux = true}. */

@@ -227,6 +227,48 @@ class ClientConfigTest {
     }
 
     @Test
+    void bandwidthLimitIsReadAsFrpReadsIt() throws Exception {
+        ClientConfig cfg = parse("""
+                [[proxies]]
+                name = "files"
+                localPort = 8080
+                transport.bandwidthLimit = "500KB"
+                transport.bandwidthLimitMode = "server"
+                [[proxies]]
+                name = "ssh"
+                localPort = 22
+                """);
+        assertThat(cfg.proxies.get(0).transport.bandwidthLimit).isEqualTo("500KB");
+        assertThat(cfg.proxies.get(0).transport.bandwidthLimitMode).isEqualTo("server");
+        assertThat(cfg.proxies.get(1).transport.bandwidthLimit).as("default: none").isEmpty();
+        assertThat(cfg.proxies.get(1).transport.bandwidthLimitMode).as("frp's default").isEqualTo("client");
+    }
+
+    @Test
+    void bandwidthLimitKeysAreChecked() {
+        assertThat(messages("""
+                [[proxies]]
+                name = "a"
+                localPort = 80
+                transport.bandwidthLimit = "1GB"
+                [[proxies]]
+                name = "b"
+                localPort = 81
+                transport.bandwidthLimit = "1MB"
+                transport.bandwidthLimitMode = "both"
+                [[proxies]]
+                name = "c"
+                type = "udp"
+                localPort = 53
+                transport.bandwidthLimit = "1MB"
+                """)).containsExactly(
+                "c.toml:4: proxies[0].transport.bandwidthLimit: \"1GB\" (expected: a positive number of KB or MB"
+                        + " per second, e.g. \"500KB\" or \"1MB\")",
+                "c.toml:9: proxies[1].transport.bandwidthLimitMode: \"both\" (expected: \"client\", \"server\")",
+                "c.toml:14: proxies[2].transport.bandwidthLimit: a udp proxy cannot be bandwidth-limited");
+    }
+
+    @Test
     void unsupportedFrpKeysTopLevelAndPerProxy() {
         assertThat(messages("""
                 clientID = "me"

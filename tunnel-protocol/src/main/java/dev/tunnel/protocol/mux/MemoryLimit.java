@@ -27,6 +27,9 @@ public final class MemoryLimit {
     /** Share of max direct memory above which sessions stop reading. */
     static final double TIGHT = 0.85;
 
+    /** Tests set it to put the process under pressure whatever direct memory is in use. */
+    static volatile boolean forcedTight;
+
     private final AtomicLong reserved = new AtomicLong();
     private volatile long limit;
 
@@ -95,6 +98,6 @@ public final class MemoryLimit {
 
     /** True when less than {@code 1 - TIGHT} of max direct memory is left. */
     static boolean directMemoryTight() {
-        return usedDirectMemory() > TIGHT * PlatformDependent.maxDirectMemory();
+        return forcedTight || usedDirectMemory() > TIGHT * PlatformDependent.maxDirectMemory();
     }
 }

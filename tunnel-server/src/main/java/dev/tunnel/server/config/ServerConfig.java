@@ -123,6 +123,13 @@ public class ServerConfig {
         public int loginTimeout = 10;
         /** Tunnel extension: open streams (public connections) one client may have; more are refused. 0 = unlimited. */
         public int maxStreamsPerClient = 32_768;
+        /** Tunnel extension: open public connections one proxy may carry; more are refused. 0 = unlimited. */
+        public int maxConnectionsPerProxy = 0;
+        /**
+         * Tunnel extension: open public connections one remote IP address may hold over all
+         * proxies; more are refused. 0 = unlimited.
+         */
+        public int maxConnectionsPerIP = 0;
         /** Tunnel extension: event-loop threads (0..256); 0 = one per available core. */
         public int eventLoopThreads = 0;
         /** Tunnel extension: io_uring for all sockets: on (required; not with tcpMux = false), off or auto (epoll for now). */

@@ -92,6 +92,8 @@ final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
     private static void transport(ServerConfig.Transport t, ValueChecks checks) {
         checks.atLeast("transport.loginTimeout", t.loginTimeout, 1);
         checks.atLeast("transport.maxStreamsPerClient", t.maxStreamsPerClient, 0);
+        checks.atLeast("transport.maxConnectionsPerProxy", t.maxConnectionsPerProxy, 0);
+        checks.atLeast("transport.maxConnectionsPerIP", t.maxConnectionsPerIP, 0);
         checks.range("transport.eventLoopThreads", t.eventLoopThreads, 0, Transports.MAX_THREADS);
         checks.oneOf("transport.ioUring", t.ioUring, IoUringSetting.VALUES, List.of());
         checks.check(!"on".equals(t.ioUring) || t.tcpMux, "transport.ioUring", IoUringSetting.NOT_WITH_POOL_MODE);

@@ -1,7 +1,11 @@
 package dev.tunnel.server.proxy;
 
+import dev.tunnel.protocol.TunnelPipeline;
+import dev.tunnel.protocol.relay.ReadLimiter;
+import dev.tunnel.protocol.relay.TokenBucket;
 import dev.tunnel.protocol.relay.TrafficCounter;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.haproxy.HAProxyProtocolVersion;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
@@ -19,6 +23,7 @@ public final class ProxyRef {
     private final TrafficCounter traffic = new TrafficCounter();
     private final ChannelGroup connections;
     private volatile HAProxyProtocolVersion proxyProtocol;
+    private volatile TokenBucket bandwidth;
 
     /**
      * @param id   the client's proxy id
@@ -51,14 +56,39 @@ public final class ProxyRef {
         this.proxyProtocol = version;
     }
 
+    /**
+     * {@code transport.bandwidthLimitMode = "server"}: every public connection of the proxy reads
+     * through this bucket; null = not limited here. Set by the session before the proxy starts.
+     */
+    public void bandwidth(TokenBucket bucket) {
+        this.bandwidth = bucket;
+    }
+
     public TrafficCounter traffic() {
         return traffic;
     }
 
-    /** Counts {@code publicConn} as one of this proxy's connections until it closes. */
+    /**
+     * Counts {@code publicConn} as one of this proxy's connections until it closes, and paces its
+     * reads by the proxy's bandwidth limit, if any. A keep-alive HTTP connection routed to
+     * another proxy is paced by that one's limit from then on.
+     */
     public void track(Channel publicConn) {
         traffic.track(publicConn);
         connections.add(publicConn);
+        TokenBucket bucket = bandwidth;
+        ChannelPipeline pipeline = publicConn.pipeline();
+        if (pipeline.get(TunnelPipeline.BANDWIDTH) != null) {
+            pipeline.remove(TunnelPipeline.BANDWIDTH);
+        }
+        if (bucket != null) {
+            pipeline.addFirst(TunnelPipeline.BANDWIDTH, new ReadLimiter(bucket));
+        }
+    }
+
+    /** Public connections this proxy carries now. */
+    public int openConnections() {
+        return connections.size();
     }
 
     /** Closes the public connections this proxy carries now (the client removed the proxy). */

@@ -34,7 +34,7 @@ import java.util.Map;
  * <p>The tunnel's own: {@code tunnel_server_session_rtt_seconds{client,user}} (the heartbeat's
  * smoothed round trip per session), {@code tunnel_server_failed_logins_total},
  * {@code tunnel_server_refused_connections_total} (public connections refused by
- * {@code transport.maxStreamsPerClient}).
+ * {@code transport.maxStreamsPerClient}, {@code maxConnectionsPerProxy} or {@code maxConnectionsPerIP}).
  */
 final class ServerMetrics {
     private static final PrometheusTextFormatWriter WRITER = PrometheusTextFormatWriter.create();
@@ -93,7 +93,7 @@ final class ServerMetrics {
                 .help("Logins refused (bad token or proof, unknown user)")
                 .dataPoint(CounterDataPointSnapshot.builder().value(stats.failedLogins()).build()).build();
         CounterSnapshot refused = CounterSnapshot.builder().name("tunnel_server_refused_connections")
-                .help("Public connections refused by transport.maxStreamsPerClient")
+                .help("Public connections refused by transport.maxStreamsPerClient, maxConnectionsPerProxy or maxConnectionsPerIP")
                 .dataPoint(CounterDataPointSnapshot.builder().value(stats.refusedConnections()).build()).build();
 
         return MetricSnapshots.of(clientCounts.build(), proxyCounts.build(), detailed.build(), connections.build(),

@@ -197,7 +197,10 @@ public final class ServerStats {
         failedLogins.increment();
     }
 
-    /** A public connection was refused by a limit ({@code transport.maxStreamsPerClient}). */
+    /**
+     * A public connection was refused by a limit ({@code transport.maxStreamsPerClient},
+     * {@code maxConnectionsPerProxy}, {@code maxConnectionsPerIP}).
+     */
     public void connectionRefused() {
         refusedConnections.increment();
     }

@@ -1,5 +1,7 @@
 package dev.tunnel.client.proxy.secret;
 
+import dev.tunnel.protocol.relay.Bandwidth;
+
 import dev.tunnel.client.config.ProxyConfig;
 import dev.tunnel.client.proxy.ClientProxyType;
 import dev.tunnel.client.proxy.LocalDialer;
@@ -8,6 +10,7 @@ import dev.tunnel.client.proxy.udp.UdpDialer;
 import dev.tunnel.config.ValueChecks;
 import dev.tunnel.protocol.Options;
 import java.net.InetSocketAddress;
+import java.util.List;
 
 /**
  * {@code type = "stcp"} or {@code "sudp"}: no public port; visitors (another client's
@@ -60,6 +63,12 @@ public final class SecretClientType implements ClientProxyType {
     @Override
     public String portSpace() {
         return null;
+    }
+
+    /** No public connections on the server (visitors' streams); sudp carries datagrams. */
+    @Override
+    public List<String> bandwidthLimitModes() {
+        return udp ? List.of() : List.of(Bandwidth.MODE_CLIENT);
     }
 
     @Override

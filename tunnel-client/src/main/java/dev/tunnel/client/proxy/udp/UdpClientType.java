@@ -7,6 +7,7 @@ import dev.tunnel.client.proxy.secret.SecretClientType;
 import dev.tunnel.config.ValueChecks;
 import dev.tunnel.protocol.Options;
 import java.net.InetSocketAddress;
+import java.util.List;
 
 /**
  * {@code type = "udp"}: the server opens UDP {@code remotePort} (0 = it picks); each peer address
@@ -40,6 +41,12 @@ public final class UdpClientType implements ClientProxyType {
     @Override
     public String portSpace() {
         return "udp";
+    }
+
+    /** Datagrams are not paced: a bandwidth limit on a udp proxy is an error. */
+    @Override
+    public List<String> bandwidthLimitModes() {
+        return List.of();
     }
 
     @Override

@@ -1,0 +1,66 @@
+package dev.tunnel.protocol.relay;
+
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+/**
+ * A token bucket of bytes: {@link #rate()} bytes a second, holding at most one second's worth
+ * (frp's burst). Readers {@linkplain #consume take} what they read after the fact, which may put
+ * the bucket in debt by one read; {@link #waitNanos()} says how long until it is out of debt.
+ * Invariant: {@code tokens <= rate}; a negative balance is a debt to be refilled before the
+ * next read.
+ *
+ * <p>Thread-safe: one bucket is shared by every connection of a proxy, on any event loop.
+ */
+public final class TokenBucket {
+    private static final long NANOS_PER_SECOND = TimeUnit.SECONDS.toNanos(1);
+
+    private final long rate;
+    private final LongSupplier clock;
+    private double tokens;
+    private long lastNanos;
+
+    /** @param rate bytes per second, > 0 */
+    public TokenBucket(long rate) {
+        this(rate, System::nanoTime);
+    }
+
+    /** @param clock nanoseconds, as {@link System#nanoTime()} (tests pass their own) */
+    public TokenBucket(long rate, LongSupplier clock) {
+        if (rate <= 0) {
+            throw new IllegalArgumentException("rate: " + rate + " (expected: > 0)");
+        }
+        this.rate = rate;
+        this.clock = clock;
+        this.tokens = rate;
+        this.lastNanos = clock.getAsLong();
+    }
+
+    public long rate() {
+        return rate;
+    }
+
+    /** Takes {@code bytes} that were just read; the balance may go negative. */
+    public synchronized void consume(long bytes) {
+        refill();
+        tokens -= bytes;
+    }
+
+    /** Nanoseconds until the balance is no longer negative; 0 when a read may go ahead now. */
+    public synchronized long waitNanos() {
+        refill();
+        if (tokens >= 0) {
+            return 0;
+        }
+        return (long) Math.ceil(-tokens * NANOS_PER_SECOND / rate);
+    }
+
+    private void refill() {
+        long now = clock.getAsLong();
+        long elapsed = now - lastNanos;
+        if (elapsed > 0) {
+            tokens = Math.min(rate, tokens + (double) elapsed * rate / NANOS_PER_SECOND);
+            lastNanos = now;
+        }
+    }
+}
