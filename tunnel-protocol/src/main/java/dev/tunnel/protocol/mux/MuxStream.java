@@ -52,6 +52,8 @@ public final class MuxStream {
     private boolean finQueued;
     private boolean finSent;
     private boolean wantWritable;
+    /** Bytes wait and the credit is used up; set once per stall, cleared by a window update. */
+    private boolean stalled;
     boolean awaitingSession;
     boolean windowReleased;
 
@@ -101,6 +103,7 @@ public final class MuxStream {
             data.release();
         } else {
             waiting.add(data);
+            noteStall();
             drain();
         }
         return isWritable();
@@ -214,6 +217,9 @@ public final class MuxStream {
             return;
         }
         sendWindow = (int) window;
+        if (sendWindow > 0) {
+            stalled = false;
+        }
         if (!waiting.isEmpty() || scheduled) {
             drain();
         } else {
@@ -281,6 +287,7 @@ public final class MuxStream {
         int bytes = Math.min(Math.min(sendWindow, head.readableBytes()), Math.min(limit, MAX_CHUNK));
         ByteBuf chunk = bytes == head.readableBytes() ? waiting.poll() : head.readRetainedSlice(bytes);
         sendWindow -= bytes;
+        noteStall();
         boolean fin = finQueued && waiting.isEmpty();
         session.writeFrame(new DataFrame(id, chunk, fin));
         finSent |= fin;
@@ -290,6 +297,17 @@ public final class MuxStream {
         }
         sentInEpoch += bytes;
         return bytes;
+    }
+
+    /**
+     * Counts a window stall on the session when bytes wait and the peer's credit is used up:
+     * once per stall (until a window update gives credit again), not per byte or write.
+     */
+    private void noteStall() {
+        if (!stalled && sendWindow <= 0 && !waiting.isEmpty()) {
+            stalled = true;
+            session.windowStalled();
+        }
     }
 
     /** Bytes sent in the current sparse-detection epoch (0 once it is over). */
