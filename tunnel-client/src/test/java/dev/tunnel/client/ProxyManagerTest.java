@@ -63,9 +63,10 @@ class ProxyManagerTest {
         proxies.add(proxy("ssh", 22, 6000));
         assertThatThrownBy(() -> proxies.add(proxy("ssh", 23, 0))).hasMessage("proxy [ssh] already exists");
         assertThatThrownBy(() -> proxies.update(proxy("nope", 23, 0))).hasMessage("proxy [nope] does not exist");
-        ProxyConfig udp = proxy("dns", 53, 0);
-        udp.type = "udp";
-        assertThatThrownBy(() -> proxies.add(udp)).hasMessage("proxy [dns]: type \"udp\" is not supported (supported: tcp, http, https)");
+        ProxyConfig xtcp = proxy("p2p", 22, 0);
+        xtcp.type = "xtcp";
+        assertThatThrownBy(() -> proxies.add(xtcp))
+                .hasMessage("proxy [p2p]: type \"xtcp\" is not supported (supported: tcp, udp, http, https, stcp, sudp)");
         assertThat(proxies.remove("nope")).isFalse();
     }
 
