@@ -117,10 +117,10 @@ for v in $VARIANTS; do
         $base $tls $mux $NGINX $((base + 1)) $IPERF $((base + 2)) > "$WORK/$col-c.toml"
     java $opts -jar "$(jar "$dir" server)" -c "$WORK/$col-s.toml" > "$WORK/$col-server.log" 2>&1 & PIDS+=($!)
     echo $! > "$WORK/$col-server.pid"
-    wait_port $base || { echo "$col: server did not start" >&2; cat "$WORK/$col-server.log" >&2; exit 1; }
+    wait_port $base 60 || { echo "$col: server did not start" >&2; cat "$WORK/$col-server.log" >&2; exit 1; }
     java $opts -jar "$(jar "$dir" client)" -c "$WORK/$col-c.toml" > "$WORK/$col-client.log" 2>&1 & PIDS+=($!)
     echo $! > "$WORK/$col-client.pid"
-    wait_port $((base + 2)) 20 || { echo "$col: client did not come up" >&2; cat "$WORK/$col-client.log" >&2; exit 1; }
+    wait_port $((base + 2)) 60 || { echo "$col: client did not come up" >&2; cat "$WORK/$col-client.log" >&2; exit 1; }
     WEB[$col]=$((base + 1)); IPP[$col]=$((base + 2))
     COLUMNS+=($col)
     base=$((base + 10))

@@ -196,5 +196,5 @@ check "real-time first load: < 200 KB transferred, headers and API calls include
 echo
 echo "figures: dashboard files $bytes bytes; index.html over curl ${first% *} s; data on screen ${render} ms after navigation (headless chromium, virtual time)"
 echo "figures: real time, median of $nok cold first loads: load event ${rt_load} ms, data on screen ${rt_render} ms (max ${rt_max} ms), ${rt_bytes} bytes transferred; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-[ $fail = 0 ] && echo "all checks passed" || { echo "some checks FAILED; logs:"; tail -20 "$WORK/server.log" "$WORK/client.log" "$WORK/chrome.log"; }
+[ $fail = 0 ] && echo "all checks passed" || { echo "some checks FAILED; logs:"; tail -n 20 "$WORK/server.log" "$WORK/client.log" "$WORK/chrome.log"; }
 exit $fail
