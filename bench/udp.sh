@@ -6,7 +6,7 @@
 #   bench/udp.sh --quick       small counts: checks that the harness works (writes to its work dir)
 #   options: --no-install (skip apt-get), SKIP_BUILD=1 (use the jars already built), KEEP_WORK=1
 #
-# Everything listens on 127.0.0.1 (free ports picked at start); every load is bounded in count and time.
+# Everything listens on 127.0.0.1 (free ports of 19800-19899 picked at start); every load is bounded in count and time.
 #   - UDP echo: 2,000 datagrams of 1,200 bytes (32 in flight) direct and through a udp proxy.
 #   - iperf3 -u at 200 Mbit/s for T seconds, datagrams of 1,200 bytes, 4 MiB socket buffers (-w; the
 #     208 KiB default overflows whenever the receiver is descheduled on a shared machine), direct and
@@ -79,21 +79,25 @@ probe() { java -cp "$BENCH_JAR" dev.tunnel.bench.UdpProbe "$@" | awk '/^RESULT/'
 field() { echo "$1" | tr ' ' '\n' | awk -F= -v k="$2" '$1 == k {print $2}'; }
 
 # ---- ports ----
-# Picked at run time, free for both TCP and UDP: the machine is shared, fixed ports collide.
-free_ports() { python3 - "$1" <<'PY'
+# Picked at run time from this script's range (UDP_BENCH_PORTS, 19800-19899 by default: bench
+# scripts on this machine each have a range of their own), free for both TCP and UDP.
+free_ports() { python3 - "$1" "${UDP_BENCH_PORTS:-19800-19899}" <<'PY'
 import socket, sys
+want = int(sys.argv[1]); lo, hi = map(int, sys.argv[2].split("-"))
 out = []
-while len(out) < int(sys.argv[1]):
-    t = socket.socket(); t.bind(("127.0.0.1", 0)); port = t.getsockname()[1]
-    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for port in range(lo, hi + 1):
+    if len(out) == want:
+        break
+    t = socket.socket(); u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     try:
-        u.bind(("127.0.0.1", port))
-        if port not in out:
-            out.append(port)
+        t.bind(("127.0.0.1", port)); u.bind(("127.0.0.1", port))
+        out.append(port)
     except OSError:
         pass
     finally:
         u.close(); t.close()
+if len(out) < want:
+    sys.exit("only %d free ports in %s, %d needed" % (len(out), sys.argv[2], want))
 print(" ".join(map(str, out)))
 PY
 }
@@ -191,7 +195,10 @@ iperf_loss() { # iperf_loss PORT : loss % at 200 Mbit/s, datagrams of 1,200 byte
 log "iperf3 -u -b 200M for ${IPERF_T}s"
 r=($(iperf_loss $IPERF)); put iperf_direct_loss_pct "${r[0]}"; put iperf_direct_mbps "${r[1]}"
 iperf3 -c 127.0.0.1 -p $T_IPERF -u -b 50M -l 1200 -t 1 > /dev/null 2>&1 || true   # warm-up
+rcvbuf_errors() { awk '/^Udp:/ { if (!h) { for (i = 1; i <= NF; i++) c[$i] = i; h = 1 } else print $c["RcvbufErrors"] }' /proc/net/snmp; }
+e0=$(rcvbuf_errors)
 r=($(iperf_loss $T_IPERF)); put iperf_tunnel_loss_pct "${r[0]}"; put iperf_tunnel_mbps "${r[1]}"
+put iperf_tunnel_rcvbuf_errors "$(( $(rcvbuf_errors) - e0 ))"
 
 # ---- DNS on loopback ----
 log "DNS: dig through the tunnel, then $DNS_N timed queries each"
@@ -244,7 +251,10 @@ run, not runs). Default settings, TLS on, mux mode, one server, one provider cli
 | 10 MB through the stcp visitor, SHA-256 equal | | ${stcp_10mb_intact} | |
 
 iperf3 counts loss at its receiver (the app at home); the tunnel's own drops (a stream out of
-credit, a full socket queue, oversize) are logged by each proxy once per 10 s with counts.
+credit, a full socket queue, oversize) are logged by each proxy once per 10 s with counts. During
+the tunnel's iperf3 run the kernel counted ${iperf_tunnel_rcvbuf_errors} datagrams dropped for a full
+socket receive buffer (\`RcvbufErrors\` of /proc/net/snmp, machine-wide): a socket of the tunnel (or
+iperf3's) not read in time, its process waiting for a core of the shared machine.
 <!-- udp-bench:end -->
 MD
 if [ $QUICK = 1 ]; then OUT=$WORK/benchmarks.md; cp docs/benchmarks.md "$OUT"; else OUT=docs/benchmarks.md; fi

@@ -3,8 +3,9 @@
 #   - curl --resolve: pages by subdomain and custom domain, keep-alive reuse (curl keeps a connection
 #     per host name; one connection carrying several hosts is VhostTest's job),
 #     404 for an unknown host, HTTPS by SNI verified against a certificate only the home side holds
-#   - headless Chromium (Debian's chromium): a page whose CSS, JS and image load through the vhost
-#     port and whose script opens a WebSocket through it and gets an echo back
+#   - headless Chromium (Debian's chromium, driven over its DevTools port by node): a page whose
+#     CSS, JS and image load through the vhost port and whose script opens a WebSocket through it
+#     and gets an echo back
 # Installs what it needs (Debian packages: curl chromium nodejs openssl), builds the jars if missing.
 # Prints one line per check and exits non-zero if one fails.
 #
@@ -28,8 +29,8 @@ cleanup() {
   [ "${KEEP_WORK:-0}" = 1 ] && echo "work dir kept: $WORK" >&2 || rm -rf "$WORK"
 }
 trap cleanup EXIT INT TERM
-TUNNEL=19440; HTTP=19441; HTTPS=19442; APP=19450; TLSAPP=19451
-for port in $TUNNEL $HTTP $HTTPS $APP $TLSAPP; do # never measure (or talk to) someone else's service
+TUNNEL=19440; HTTP=19441; HTTPS=19442; DEVTOOLS=19443; APP=19450; TLSAPP=19451
+for port in $TUNNEL $HTTP $HTTPS $DEVTOOLS $APP $TLSAPP; do # never measure (or talk to) someone else's service
   if (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then echo "port $port is in use; stop what runs there first" >&2; exit 1; fi
 done
 FAILED=0
@@ -127,11 +128,47 @@ check "curl: 404 for an unknown host" bash -c "[ \"\$(curl -s -o /dev/null -w '%
 check "curl: https by SNI, certificate held at home" bash -c \
     "curl -sf --cacert $WORK/home.crt --resolve secure.example.test:$HTTPS:127.0.0.1 https://secure.example.test:$HTTPS/ \
      | grep -q 'secure hello from home'"
-DOM=$(timeout 60 chromium --headless=new --no-sandbox --disable-gpu --user-data-dir="$WORK/chromium" \
-    --host-resolver-rules="MAP app.tunnel.test 127.0.0.1" --timeout=15000 \
-    --dump-dom "http://app.tunnel.test:$HTTP/" 2> "$WORK/chromium.log" || true)
+# Chromium is driven over its DevTools port: the check reads the page once the WebSocket echo
+# has arrived (or 20 s have passed), not at the load event as --dump-dom would. Node's own
+# WebSocket client (--experimental-websocket) speaks the DevTools protocol; no npm packages.
+cat > "$WORK/cdp.js" <<'JS'
+const [port, url, ms] = process.argv.slice(2);
+const deadline = Date.now() + Number(ms);
+const sleep = (t) => new Promise((r) => setTimeout(r, t));
+async function page() {
+  while (Date.now() < deadline) {
+    try {
+      const t = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()).find((t) => t.type === 'page');
+      if (t) return t;
+    } catch (e) { /* not listening yet */ }
+    await sleep(200);
+  }
+  throw new Error('no DevTools page on port ' + port);
+}
+(async () => {
+  const ws = new WebSocket((await page()).webSocketDebuggerUrl);
+  let next = 0; const replies = new Map();
+  const call = (method, params) => new Promise((res) => { const id = ++next; replies.set(id, res); ws.send(JSON.stringify({ id, method, params })); });
+  ws.onmessage = (e) => { const m = JSON.parse(e.data); if (replies.has(m.id)) { replies.get(m.id)(m); replies.delete(m.id); } };
+  await new Promise((res, rej) => { ws.onopen = res; ws.onerror = () => rej(new Error('DevTools WebSocket failed')); });
+  await call('Page.navigate', { url });
+  let text = '';
+  while (Date.now() < deadline) {
+    const r = await call('Runtime.evaluate', { expression: "(document.getElementById('out') || {}).textContent || ''", returnByValue: true });
+    text = (r.result && r.result.result && r.result.result.value) || '';
+    if (text.includes('ws=') || text === 'ws error') break;
+    await sleep(200);
+  }
+  console.log(text);
+  process.exit(0);
+})().catch((e) => { console.error(String(e)); process.exit(1); });
+JS
+chromium --headless=new --no-sandbox --disable-gpu --user-data-dir="$WORK/chromium" --remote-debugging-port=$DEVTOOLS \
+    --host-resolver-rules="MAP app.tunnel.test 127.0.0.1" about:blank > "$WORK/chromium.log" 2>&1 & PIDS+=($!)
+DOM=$(timeout 60 node --experimental-websocket --no-warnings "$WORK/cdp.js" $DEVTOOLS "http://app.tunnel.test:$HTTP/" 20000 \
+    2>> "$WORK/chromium.log" || true)
 check "chromium: assets and a WebSocket through the vhost port" \
     grep -q 'css=true img=true ws=echo: hello from chromium' <<< "$DOM"
 [ $FAILED = 0 ] || { echo "--- server log"; tail -20 "$WORK/server.log"; echo "--- client log"; tail -20 "$WORK/client.log";
-                     echo "--- dom"; echo "$DOM" | tail -5; }
+                     echo "--- page"; echo "$DOM" | tail -5; echo "--- chromium"; tail -5 "$WORK/chromium.log"; }
 exit $FAILED

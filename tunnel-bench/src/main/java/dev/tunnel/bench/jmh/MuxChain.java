@@ -92,6 +92,15 @@ final class MuxChain implements AutoCloseable {
         return any;
     }
 
+    /**
+     * Moves both sessions' clocks on by {@code millis}: their timers (the RTT ping) fire during
+     * the next writes, as they do when a run takes seconds on a busy machine.
+     */
+    void elapse(long millis) {
+        serverLink.advanceTimeBy(millis, java.util.concurrent.TimeUnit.MILLISECONDS);
+        clientLink.advanceTimeBy(millis, java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
     /** What a socket would write out: counted and released. */
     private static int drain(EmbeddedChannel socket) {
         int bytes = 0;

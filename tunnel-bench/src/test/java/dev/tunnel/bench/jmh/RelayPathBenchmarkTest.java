@@ -2,6 +2,7 @@ package dev.tunnel.bench.jmh;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.netty.buffer.ByteBuf;
 import java.util.Collection;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -34,6 +35,29 @@ class RelayPathBenchmarkTest {
             }
         } finally {
             b.tearDown();
+        }
+    }
+
+    /**
+     * A run that takes seconds: the sessions' once-a-second RTT ping fires while a large DATA
+     * frame is being written (an EmbeddedChannel runs due timers on each write), and must not
+     * land between that frame's header and payload.
+     */
+    @Test
+    @Timeout(60)
+    void bulkCrossesWhileTheRttPingFires() {
+        try (MuxChain chain = new MuxChain()) {
+            ByteBuf chunk = chain.read(RelayPathBenchmark.CHUNK);
+            try {
+                for (int i = 0; i < 8; i++) {
+                    chain.elapse(1_100);
+                    assertThat(chain.publicToLocal(chunk.retainedDuplicate())).isEqualTo(RelayPathBenchmark.CHUNK.length);
+                    assertThat(chain.localToPublic(chain.read(RelayPathBenchmark.RESPONSE)))
+                            .isEqualTo(RelayPathBenchmark.RESPONSE.length);
+                }
+            } finally {
+                chunk.release();
+            }
         }
     }
 

@@ -6,6 +6,7 @@ import dev.tunnel.config.ConfigErrors;
 import dev.tunnel.config.ConfigValidator;
 import dev.tunnel.runtime.LogSetup;
 import dev.tunnel.config.ValueChecks;
+import dev.tunnel.protocol.transport.IoUringSetting;
 import dev.tunnel.protocol.transport.Transports;
 
 import java.nio.file.Path;
@@ -75,8 +76,8 @@ final class ClientConfigValidator implements ConfigValidator<ClientConfig> {
         checks.bufferSize("transport.sendBufferSize", t.sendBufferSize);
         checks.bufferSize("transport.receiveBufferSize", t.receiveBufferSize);
         checks.range("transport.eventLoopThreads", t.eventLoopThreads, 0, Transports.MAX_THREADS);
-        checks.oneOf("transport.ioUring", t.ioUring, Transports.IO_URING_SETTINGS, List.of());
-        checks.check(!"on".equals(t.ioUring) || t.tcpMux, "transport.ioUring", Transports.NOT_WITH_POOL_MODE);
+        checks.oneOf("transport.ioUring", t.ioUring, IoUringSetting.VALUES, List.of());
+        checks.check(!"on".equals(t.ioUring) || t.tcpMux, "transport.ioUring", IoUringSetting.NOT_WITH_POOL_MODE);
         checks.together("transport.tls.certFile", t.tls.certFile, "transport.tls.keyFile", t.tls.keyFile);
         checks.readableFile("transport.tls.certFile", t.tls.certFile);
         checks.readableFile("transport.tls.keyFile", t.tls.keyFile);

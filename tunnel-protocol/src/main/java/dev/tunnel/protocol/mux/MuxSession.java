@@ -72,6 +72,9 @@ public final class MuxSession extends ChannelDuplexHandler {
     private int nextStreamId;
     private int lastPeerStreamId;
     private boolean flushScheduled;
+    /** A frame is being written; frames written meanwhile wait in {@link #reentrant}. */
+    private boolean writing;
+    private final ArrayDeque<Frame> reentrant = new ArrayDeque<>();
     private volatile long rttNanos;
     private volatile long minRttNanos;
     private final MemoryLimit memory = MemoryLimit.process();
@@ -426,12 +429,36 @@ public final class MuxSession extends ChannelDuplexHandler {
 
     // ---- used by MuxStream ----
 
+    /**
+     * Writes {@code frame} behind every frame written before it. A large DATA frame leaves the
+     * encoder as two buffers (header, then payload) in two writes, and a write can run other code
+     * before it returns (a writability change fires handlers; an {@code EmbeddedChannel} runs due
+     * timers such as {@link #probeRtt}): a frame written from there waits in {@link #reentrant}
+     * until the outer write is done, so it never lands between a header and its payload.
+     */
     void writeFrame(Frame frame) {
         if (!ctx.channel().isActive()) {
             ReferenceCountUtil.release(frame);
             return;
         }
-        ctx.write(frame, ctx.voidPromise());
+        if (writing) {
+            reentrant.add(frame);
+            return;
+        }
+        writing = true;
+        try {
+            ctx.write(frame, ctx.voidPromise());
+            Frame next;
+            while ((next = reentrant.poll()) != null) {
+                if (ctx.channel().isActive()) {
+                    ctx.write(next, ctx.voidPromise());
+                } else {
+                    ReferenceCountUtil.release(next);
+                }
+            }
+        } finally {
+            writing = false;
+        }
         if (!flushScheduled) {
             flushScheduled = true;
             ctx.executor().execute(flushTask);

@@ -49,6 +49,7 @@ public final class MuxStream {
 
     private int sendWindow;
     private final ArrayDeque<ByteBuf> waiting = new ArrayDeque<>(2);
+    private int waitingBytes;
     private boolean finQueued;
     private boolean finSent;
     private boolean wantWritable;
@@ -102,6 +103,7 @@ public final class MuxStream {
         if (!data.isReadable()) {
             data.release();
         } else {
+            waitingBytes += data.readableBytes();
             waiting.add(data);
             noteStall();
             drain();
@@ -144,6 +146,36 @@ public final class MuxStream {
             return false;
         }
         return true;
+    }
+
+    /**
+     * True when {@code bytes} more may wait in this stream with at most {@code limit} bytes
+     * waiting in all: for a sender that drops rather than waits (a UDP association), which queues
+     * a short burst while credit or the connection is briefly short instead of dropping it, and
+     * drops beyond the bound. False once the stream is closed or half-closed, or while memory
+     * pressure pauses the session.
+     */
+    public boolean canQueue(int bytes, int limit) {
+        return !closed && !finQueued && !session.isPaused() && (long) waitingBytes + bytes <= limit;
+    }
+
+    /** Bytes written and not yet sent as DATA (waiting for credit or for the connection). */
+    public int queuedBytes() {
+        return waitingBytes;
+    }
+
+    /**
+     * Raises this stream's receive window to at least {@code floor}, as far as the session's and
+     * the process's budgets grant, and keeps auto-tuning from shrinking it below what was granted:
+     * for a stream whose sender cannot wait (UDP), so that a credit round trip slower than the
+     * path's minimum RTT (a busy event loop) costs no datagrams. Returns the window now.
+     */
+    public int holdReceiveWindow(int floor) {
+        int growth = receiveWindow.raiseFloor(floor, session.budget());
+        if (growth > 0 && !closed && !finReceived) {
+            session.writeFrame(new WindowUpdateFrame(id, growth));
+        }
+        return receiveWindow.window();
     }
 
     /** The consumer took {@code bytes} of the data this stream delivered: return credit. */
@@ -287,6 +319,7 @@ public final class MuxStream {
         int bytes = Math.min(Math.min(sendWindow, head.readableBytes()), Math.min(limit, MAX_CHUNK));
         ByteBuf chunk = bytes == head.readableBytes() ? waiting.poll() : head.readRetainedSlice(bytes);
         sendWindow -= bytes;
+        waitingBytes -= bytes;
         noteStall();
         boolean fin = finQueued && waiting.isEmpty();
         session.writeFrame(new DataFrame(id, chunk, fin));
@@ -358,5 +391,6 @@ public final class MuxStream {
         while ((buf = waiting.poll()) != null) {
             buf.release();
         }
+        waitingBytes = 0;
     }
 }

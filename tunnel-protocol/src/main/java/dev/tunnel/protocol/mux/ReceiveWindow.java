@@ -58,7 +58,7 @@ final class ReceiveWindow {
         }
     };
 
-    private final int minWindow;
+    private int minWindow;
     private final int maxWindow;
     private int window;
     private int available;
@@ -102,6 +102,18 @@ final class ReceiveWindow {
         int growth = budget.grant(this, Math.min(wanted, maxWindow - window));
         window += growth;
         available += growth;
+        return growth;
+    }
+
+    /**
+     * Grows the window to {@code floor} as far as {@code budget} grants, and raises the minimum
+     * that shrinking stops at to the window reached (never above {@code floor}). Returns the
+     * growth: the credit to send to the peer now.
+     */
+    int raiseFloor(int floor, Budget budget) {
+        int target = Math.min(floor, maxWindow);
+        int growth = window < target ? grow(target - window, budget) : 0;
+        minWindow = Math.max(minWindow, Math.min(target, window));
         return growth;
     }
 

@@ -55,11 +55,6 @@ public final class Transports {
         }
     }
 
-    /** The values of {@code transport.ioUring}. */
-    public static final List<String> IO_URING_SETTINGS = List.of("auto", "on", "off");
-    /** Why {@code transport.ioUring = "on"} is refused with {@code transport.tcpMux = false}. */
-    public static final String NOT_WITH_POOL_MODE = "\"on\" is not supported with transport.tcpMux = false yet"
-            + " (pool-mode streams over TLS were cut short on io_uring in tests); use \"auto\" or \"off\"";
     /**
      * What {@code transport.ioUring = "auto"} picks when its library loads: epoll for now. io_uring
      * spent less CPU per new connection than epoll on both sides in side-by-side runs, but pool

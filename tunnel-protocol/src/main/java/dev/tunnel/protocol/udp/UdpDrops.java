@@ -5,7 +5,8 @@ import org.slf4j.Logger;
 
 /**
  * Counts the datagrams one proxy (or visitor) dropped, by reason, and logs them once per burst:
- * the first drop at once, then at most one line per 10 s with the counts since the last line.
+ * the first drop at once, then at most one line per 10 s with the counts since the last line
+ * (the owner calls {@link #logPending()} periodically, so a burst's tail is logged too).
  * UDP may drop; what it must not do is buffer without bound or flood the log.
  *
  * <p>Threading: counted on the event loop that owns the proxy's socket; the totals may be read
@@ -18,8 +19,10 @@ public final class UdpDrops {
     public enum Reason {
         /** Longer than {@code udpPacketSize}. */
         OVERSIZE("longer than udpPacketSize"),
-        /** The association's stream had no credit left or the tunnel connection was over its watermark. */
+        /** The association's stream had {@link UdpLimits#STREAM_QUEUE} bytes waiting (out of credit, the tunnel connection over its watermark) or its session was paused for memory. */
         TUNNEL_FULL("tunnel queue full"),
+        /** As {@link #TUNNEL_FULL}, while the stream was out of credit: the far side had not returned it yet. */
+        NO_CREDIT("tunnel queue full, out of credit"),
         /** The socket the datagram goes out of had its outbound queue full. */
         SOCKET_FULL("socket queue full"),
         /** No association could be opened (no session, or the stream limit). */
@@ -37,6 +40,8 @@ public final class UdpDrops {
     private final long[] total = new long[Reason.values().length];
     private final long[] sinceLog = new long[Reason.values().length];
     private long lastLogNanos = Long.MIN_VALUE;
+    private boolean pending;
+    private Object latestPeer;
     private volatile long totalDropped;
 
     /** @param name how log lines name the proxy or visitor, e.g. {@code proxy [dns]} */
@@ -50,9 +55,25 @@ public final class UdpDrops {
         total[reason.ordinal()]++;
         sinceLog[reason.ordinal()]++;
         totalDropped++;
-        long now = System.nanoTime();
+        latestPeer = peer;
+        logIfQuiet(System.nanoTime());
+    }
+
+    /**
+     * Logs the drops counted since the last line once the quiet period has passed: called
+     * periodically, so that the tail of a burst is reported even when no drop follows it.
+     * Event loop only.
+     */
+    public void logPending() {
+        if (pending) {
+            logIfQuiet(System.nanoTime());
+        }
+    }
+
+    private void logIfQuiet(long now) {
         if (lastLogNanos == Long.MIN_VALUE || now - lastLogNanos >= QUIET_NANOS) {
             lastLogNanos = now;
+            pending = false;
             StringBuilder counts = new StringBuilder();
             for (Reason r : Reason.values()) {
                 if (sinceLog[r.ordinal()] > 0) {
@@ -60,8 +81,15 @@ public final class UdpDrops {
                     sinceLog[r.ordinal()] = 0;
                 }
             }
-            log.warn("{} dropped datagrams ({}), latest from {}; {} dropped in all", name, counts, peer, totalDropped);
+            log.warn("{} dropped datagrams ({}), latest from {}; {} dropped in all", name, counts, latestPeer, totalDropped);
+        } else {
+            pending = true;
         }
+    }
+
+    /** Why a datagram the stream would not queue was dropped: credit, or the connection. */
+    static Reason tunnelFull(dev.tunnel.protocol.mux.MuxStream stream) {
+        return stream.sendCredit() <= 0 ? Reason.NO_CREDIT : Reason.TUNNEL_FULL;
     }
 
     /** Datagrams dropped for {@code reason} so far (event loop, or a test after it settled). */

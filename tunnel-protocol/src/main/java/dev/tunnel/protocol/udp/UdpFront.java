@@ -8,6 +8,7 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,6 +24,12 @@ import org.slf4j.LoggerFactory;
  * more than that to notice). Associations are bounded by {@code maxAssociations}: a new address
  * beyond it evicts the one idle the longest, and an association idle for {@code idleNanos}
  * ends, its stream reset.
+ *
+ * <h3>Batching</h3>
+ * The datagrams of one read (up to {@link UdpLimits#DATAGRAMS_PER_READ} per {@code recvmmsg})
+ * are framed per association and written onto its stream when the read completes, each
+ * association's as one buffer: the mux then sends a burst as a few DATA frames, and the far side
+ * handles it in a few reads, instead of paying per datagram on both ends.
  *
  * <p>Threading: the socket must be registered on the event loop of the session its streams
  * belong to; everything here runs there.
@@ -46,6 +53,8 @@ public final class UdpFront extends SimpleChannelInboundHandler<DatagramPacket> 
     private ChannelHandlerContext ctx;
     private ScheduledFuture<?> sweeper;
     private long evicted;
+    /** Associations with datagrams framed during the current read. */
+    private final ArrayList<UdpAssociation> batched = new ArrayList<>();
 
     /**
      * @param name            how log lines name it, e.g. {@code proxy [dns]}
@@ -110,7 +119,26 @@ public final class UdpFront extends SimpleChannelInboundHandler<DatagramPacket> 
                 old.end();
             }
         }
-        association.send(payload);
+        if (association.send(payload)) {
+            batched.add(association);
+        }
+    }
+
+    /**
+     * The read is over: each association's datagrams of this read go onto its stream as one
+     * write, so a burst becomes a few DATA frames rather than one per datagram.
+     */
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        flushBatches();
+        ctx.fireChannelReadComplete();
+    }
+
+    private void flushBatches() {
+        for (int i = 0; i < batched.size(); i++) {
+            batched.get(i).flushBatch();
+        }
+        batched.clear();
     }
 
     /** A datagram went back to {@code peer}: its association is active. */
@@ -132,6 +160,7 @@ public final class UdpFront extends SimpleChannelInboundHandler<DatagramPacket> 
     }
 
     private void sweep() {
+        drops.logPending();
         for (UdpAssociation idle : associations.expire(System.nanoTime())) {
             idle.end();
         }
@@ -149,6 +178,7 @@ public final class UdpFront extends SimpleChannelInboundHandler<DatagramPacket> 
     }
 
     private void closeAll() {
+        flushBatches(); // an ended association releases its batch
         if (sweeper != null) {
             sweeper.cancel(false);
         }

@@ -26,6 +26,21 @@ public final class UdpLimits {
      * at {@code net.core.rmem_max} / {@code wmem_max}.
      */
     public static final int SOCKET_BUFFER = 4 * 1024 * 1024;
+    /**
+     * Bytes of framed datagrams one association may have waiting in its stream (for credit or for
+     * the tunnel connection) before further datagrams are dropped: about 100 datagrams of 1,200
+     * bytes, 5 ms at 200 Mbit/s, enough for a burst that arrives while the event loop or the
+     * credit round trip is briefly slow, and small enough that 4,096 associations stay under the
+     * process's direct-memory guard (which pauses the session, and so drops, before that).
+     */
+    public static final int STREAM_QUEUE = 128 * 1024;
+    /**
+     * Receive window each association's stream holds at least (as far as the session's budget
+     * grants): auto-tuning sizes windows from the path's minimum RTT, but a UDP sender cannot wait
+     * for credit, and on a busy machine the credit round trip through two event loops takes far
+     * longer than a ping. 1 MiB is 40 ms at 200 Mbit/s.
+     */
+    public static final int STREAM_WINDOW = 1024 * 1024;
     /** Datagrams one read may take (with epoll, in one recvmmsg call). */
     public static final int DATAGRAMS_PER_READ = 32;
 

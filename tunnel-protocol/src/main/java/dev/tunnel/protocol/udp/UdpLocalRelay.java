@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * last handler of that socket's pipeline and the stream's handler.
  *
  * <h3>Dropping instead of queueing</h3>
- * As in {@link UdpAssociation}: a datagram from the app goes onto the stream only while the
- * stream is writable, a datagram from the stream is dropped when the socket's outbound queue is
+ * As in {@link UdpAssociation}: a datagram from the app goes onto the stream while its queue
+ * has room, the stream holds a receive window of at least {@link UdpLimits#STREAM_WINDOW}, a datagram from the stream is dropped when the socket's outbound queue is
  * full, and credit is returned once each write is done or dropped. Datagrams that arrive before
  * the socket is connected wait (bounded by the stream's initial window, no credit returned).
  *
@@ -56,6 +56,7 @@ public final class UdpLocalRelay extends ChannelInboundHandlerAdapter implements
         this.drops = drops;
         this.idleNanos = idleNanos;
         stream.handler(this);
+        stream.holdReceiveWindow(UdpLimits.STREAM_WINDOW);
     }
 
     /** The local socket could not be opened: abort the stream. */
@@ -100,9 +101,9 @@ public final class UdpLocalRelay extends ChannelInboundHandlerAdapter implements
             drops.drop(UdpDrops.Reason.OVERSIZE, ctx.channel().remoteAddress());
             return;
         }
-        if (ended || !stream.isWritable()) {
+        if (ended || !stream.canQueue(payload.readableBytes() + DatagramFrames.HEADER_BYTES, UdpLimits.STREAM_QUEUE)) {
             payload.release();
-            drops.drop(UdpDrops.Reason.TUNNEL_FULL, ctx.channel().remoteAddress());
+            drops.drop(UdpDrops.tunnelFull(stream), ctx.channel().remoteAddress());
             return;
         }
         stream.write(DatagramFrames.encode(ctx.alloc(), payload));
@@ -121,6 +122,7 @@ public final class UdpLocalRelay extends ChannelInboundHandlerAdapter implements
     }
 
     private void checkIdle() {
+        drops.logPending();
         if (System.nanoTime() - lastActive >= idleNanos) {
             log.debug("{} {} idle for {} s: closed", channel, stream, TimeUnit.NANOSECONDS.toSeconds(idleNanos));
             end(ResetCode.CANCEL);

@@ -133,6 +133,41 @@ class ReceiveWindowTest {
         assertThat(w.window()).isLessThan(big / 20).isGreaterThanOrEqualTo(16 * 1024);
     }
 
+    /** A UDP stream holds its window: a slow drain (or none) does not shrink it below the floor. */
+    @Test
+    void aHeldWindowGrowsAtOnceAndDoesNotShrinkBelowItsFloor() {
+        ReceiveWindow w = new ReceiveWindow(16 * 1024, 16 * 1024, 16 << 20, T0);
+        assertThat(w.raiseFloor(1 << 20, ANY)).isEqualTo((1 << 20) - 16 * 1024);
+        assertThat(w.window()).isEqualTo(1 << 20);
+        assertThat(w.available()).isEqualTo(1 << 20);
+        long now = T0;
+        for (int i = 0; i < 2000; i++) { // 100 KB/s on a 100 ms path: the target is 15 KB
+            int chunk = w.window() / 16;
+            w.onReceived(chunk);
+            now += chunk * 10_000L;
+            w.onConsumed(chunk, now, 100 * MS, ANY);
+        }
+        assertThat(w.window()).isEqualTo(1 << 20);
+        assertThat(w.available()).isEqualTo(1 << 20);
+    }
+
+    @Test
+    void aHeldWindowIsOnlyWhatTheBudgetGrants() {
+        ReceiveWindow w = new ReceiveWindow(16 * 1024, 16 * 1024, 16 << 20, T0);
+        ReceiveWindow.Budget stingy = new ReceiveWindow.Budget() {
+            @Override
+            public int grant(ReceiveWindow window, int wanted) {
+                return Math.min(wanted, 1000);
+            }
+
+            @Override
+            public void release(int bytes) {
+            }
+        };
+        assertThat(w.raiseFloor(1 << 20, stingy)).isEqualTo(1000);
+        assertThat(w.window()).isEqualTo(16 * 1024 + 1000);
+    }
+
     @Test
     void growthStopsAtTheMaximum() {
         ReceiveWindow w = new ReceiveWindow(1024, 1024, 3000, T0);

@@ -8,6 +8,7 @@ import dev.tunnel.protocol.udp.DatagramDecoder;
 import dev.tunnel.protocol.udp.DatagramFrames;
 import dev.tunnel.protocol.udp.UdpDrops;
 import dev.tunnel.protocol.udp.UdpFront;
+import dev.tunnel.protocol.udp.UdpLimits;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -24,8 +25,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * A {@link UdpFront} on an EmbeddedChannel (the public UDP socket) over a {@link MuxPair}: one
  * stream per peer with whole datagrams, replies to the right peer, bounded associations under a
- * flood of addresses, drops instead of queues when the stream is out of credit (while another
- * stream of the session keeps flowing), and idle associations ending.
+ * flood of addresses, a bounded queue then drops when the stream is out of credit (while another
+ * stream of the session keeps flowing), one write per read's burst, and idle associations ending.
  */
 @Timeout(20)
 class UdpOverMuxTest {
@@ -34,6 +35,8 @@ class UdpOverMuxTest {
 
     private final MuxPair pair = new MuxPair(new MuxSettings(WINDOW, WINDOW), new MuxSettings(WINDOW, WINDOW));
     private final List<EmbeddedChannel> sockets = new ArrayList<>();
+    /** The server's end of each association's stream, in order of opening. */
+    private final List<MuxStream> opened = new ArrayList<>();
 
     @AfterEach
     void close() {
@@ -48,8 +51,13 @@ class UdpOverMuxTest {
     }
 
     private UdpFront front(int maxAssociations, long idleNanos) {
-        return new UdpFront("proxy [test]", peer -> pair.server.openStream(1, peer.toString()), 1500, maxAssociations,
-                idleNanos);
+        return new UdpFront("proxy [test]", peer -> opened(pair.server.openStream(1, peer.toString())), 1500,
+                maxAssociations, idleNanos);
+    }
+
+    private MuxStream opened(MuxStream stream) {
+        opened.add(stream);
+        return stream;
     }
 
     private static InetSocketAddress peer(int i) {
@@ -115,21 +123,48 @@ class UdpOverMuxTest {
     }
 
     @Test
-    void aStreamOutOfCreditDropsDatagramsAndAnotherStreamStillFlows() {
+    void aStreamOutOfCreditQueuesABoundedBurstThenDropsAndAnotherStreamStillFlows() {
         UdpFront front = front(16, TimeUnit.SECONDS.toNanos(60));
         EmbeddedChannel socket = socket(front);
-        for (int i = 0; i < 100; i++) {
+        int framed = 1000 + DatagramFrames.HEADER_BYTES;
+        for (int i = 0; i < 300; i++) {
             send(socket, peer(1), new byte[1000]); // the home side never consumes: credit runs out
         }
         pair.shuttle();
         RecordingHandler udp = pair.acceptedByClient.get(0);
         assertThat(udp.receivedBytes()).isLessThanOrEqualTo(WINDOW);
-        assertThat(front.drops().count(UdpDrops.Reason.TUNNEL_FULL)).isGreaterThanOrEqualTo(100 - WINDOW / 1002 - 1);
+        MuxStream stream = opened.get(0);
+        assertThat(stream.queuedBytes()).as("waiting for credit").isLessThanOrEqualTo(UdpLimits.STREAM_QUEUE);
+        long carried = (udp.receivedBytes() + stream.queuedBytes()) / framed;
+        assertThat(front.drops().count(UdpDrops.Reason.NO_CREDIT)).isEqualTo(300 - carried);
+        assertThat(carried).isGreaterThanOrEqualTo((WINDOW + UdpLimits.STREAM_QUEUE) / framed - 1);
 
         RecordingHandler tcp = pair.openFromServer();
         tcp.stream.write(Unpooled.wrappedBuffer(new byte[8192]));
         pair.shuttle();
         assertThat(pair.acceptedByClient.get(1).receivedBytes()).isEqualTo(8192);
+    }
+
+    @Test
+    void theDatagramsOfOneReadGoOntoTheStreamAsOneWriteAndArriveWhole() {
+        MuxSettings wide = new MuxSettings(256 * 1024, 256 * 1024);
+        try (MuxPair big = new MuxPair(wide, wide)) {
+            EmbeddedChannel socket = socket(new UdpFront("proxy [test]", p -> big.server.openStream(1, p.toString()),
+                    1500, 16, TimeUnit.SECONDS.toNanos(60)));
+            Object[] burst = new Object[UdpLimits.DATAGRAMS_PER_READ];
+            List<byte[]> sent = new ArrayList<>();
+            for (int i = 0; i < burst.length; i++) {
+                byte[] payload = new byte[1200];
+                java.util.Arrays.fill(payload, (byte) i);
+                sent.add(payload);
+                burst[i] = new DatagramPacket(Unpooled.wrappedBuffer(payload), LOCAL, peer(1));
+            }
+            socket.writeInbound(burst); // one read: a socket backlog taken by one recvmmsg
+            big.shuttle();
+            RecordingHandler home = big.acceptedByClient.get(0);
+            assertThat(home.chunkSizes).as("DATA frames for one read").hasSize(1);
+            assertThat(decode(home)).containsExactlyElementsOf(sent);
+        }
     }
 
     @Test

@@ -4,6 +4,7 @@ import dev.tunnel.config.ConfigErrors;
 import dev.tunnel.config.ConfigValidator;
 import dev.tunnel.runtime.LogSetup;
 import dev.tunnel.config.ValueChecks;
+import dev.tunnel.protocol.transport.IoUringSetting;
 import dev.tunnel.protocol.transport.Transports;
 import dev.tunnel.server.proxy.ServerProxyType;
 import dev.tunnel.server.proxy.ServerProxyTypes;
@@ -92,8 +93,8 @@ final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
         checks.atLeast("transport.loginTimeout", t.loginTimeout, 1);
         checks.atLeast("transport.maxStreamsPerClient", t.maxStreamsPerClient, 0);
         checks.range("transport.eventLoopThreads", t.eventLoopThreads, 0, Transports.MAX_THREADS);
-        checks.oneOf("transport.ioUring", t.ioUring, Transports.IO_URING_SETTINGS, List.of());
-        checks.check(!"on".equals(t.ioUring) || t.tcpMux, "transport.ioUring", Transports.NOT_WITH_POOL_MODE);
+        checks.oneOf("transport.ioUring", t.ioUring, IoUringSetting.VALUES, List.of());
+        checks.check(!"on".equals(t.ioUring) || t.tcpMux, "transport.ioUring", IoUringSetting.NOT_WITH_POOL_MODE);
         if (t.tls.selfSignedDir != null) {
             checks.notBlank("transport.tls.selfSignedDir", t.tls.selfSignedDir);
         }

@@ -15,7 +15,6 @@ import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
@@ -23,10 +22,8 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.ScheduledFuture;
 import java.util.ArrayDeque;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,29 +66,35 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
 
     private final VhostSettings vhost;
     private final String proto;
+    private final LoopAffinity affinity;
     private final ArrayDeque<Object> pending = new ArrayDeque<>(4);
     private ChannelHandlerContext ctx;
     private Phase phase = Phase.HEAD;
     private Upstream upstream;
     private Entry<HttpRoute> route;
-    private boolean requestKeepAlive;
-    private boolean headRequest;
-    private boolean requestDone;
-    private boolean responseStarted;
-    private boolean responseDone;
-    private boolean upgrading;
+    private final Exchange exchange = new Exchange();
     private boolean inputClosed;
-    private ScheduledFuture<?> timer;
+    private ConnectionTimer timer;
+    private final Runnable headTimedOut = this::headTimedOut;
+    private final Runnable responseTimedOut = this::responseTimedOut;
+    private String visitorIp;
 
     /** @param proto what {@code X-Forwarded-Proto} says: "http" */
     public HttpVhostHandler(VhostSettings vhost, String proto) {
+        this(vhost, proto, null);
+    }
+
+    /** @param affinity told where each routed request went, so the port registers new connections there; may be null */
+    HttpVhostHandler(VhostSettings vhost, String proto, LoopAffinity affinity) {
         this.vhost = vhost;
         this.proto = proto;
+        this.affinity = affinity;
     }
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        this.timer = new ConnectionTimer(ctx.channel());
         if (ctx.channel().isActive()) {
             awaitHead();
         }
@@ -131,9 +134,9 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         phase = Phase.CLOSING;
-        cancelTimer();
+        timer.stop();
         if (upstream != null) {
-            upstream.detach(!(requestDone && responseDone));
+            upstream.detach(!exchange.complete());
             upstream = null;
         }
         releasePending();
@@ -151,7 +154,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
             Object msg = pending.peek();
             boolean isHead = msg instanceof HttpRequest;
             if (phase == Phase.MOVING || phase == Phase.RESPONSE || phase == Phase.CLOSING
-                    || (isHead && phase != Phase.HEAD)) {
+                    || phase == Phase.UPGRADED || (isHead && phase != Phase.HEAD)) {
                 if (phase == Phase.CLOSING) {
                     releasePending();
                 }
@@ -189,13 +192,16 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
             answerAndClose(decision.answer());
             return;
         }
-        requestKeepAlive = HttpUtil.isKeepAlive(request);
+        exchange.request(request);
         if (decision.answer() != null) {
             answer(decision.answer(), HttpUtil.isTransferEncodingChunked(request)
                     || HttpUtil.getContentLength(request, 0L) > 0);
             return;
         }
-        RequestTarget.addForwarded(request, ctx.channel().remoteAddress(), proto);
+        if (visitorIp == null) {
+            visitorIp = RequestTarget.ipOf(ctx.channel().remoteAddress());
+        }
+        RequestTarget.addForwarded(request, visitorIp, proto);
         decision.route().target().rewriteRequest(request);
         dispatch(request, decision.route());
     }
@@ -209,6 +215,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         }
         if (upstream == null && target.eventLoop() != ctx.channel().eventLoop()) {
             phase = Phase.MOVING;
+            timer.stop(); // its task lives on the loop being left
             ChannelMover.moveTo(ctx.channel(), target.eventLoop(), () -> {
                 if (phase == Phase.MOVING && ctx.channel().isActive()) {
                     phase = Phase.HEAD;
@@ -229,13 +236,12 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
                 return;
             }
             upstream = new Upstream(found, stream, this);
+            if (affinity != null) {
+                affinity.routedTo(target.eventLoop());
+            }
         }
         route = found;
-        headRequest = HttpMethod.HEAD.equals(request.method());
-        requestDone = false;
-        responseStarted = false;
-        responseDone = false;
-        upgrading = false;
+        exchange.dispatched(request);
         phase = Phase.BODY;
         upstream.send(request);
     }
@@ -244,13 +250,13 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         boolean last = content instanceof LastHttpContent;
         upstream.send(content);
         if (last) {
-            requestDone = true;
-            if (responseDone) {
+            exchange.requestDone = true;
+            if (exchange.responseDone) {
                 exchangeDone();
             } else {
                 phase = Phase.RESPONSE;
-                if (!responseStarted) {
-                    startTimer(vhost.responseTimeoutSeconds(), this::responseTimedOut);
+                if (!exchange.responseStarted) {
+                    startTimer(vhost.responseTimeoutSeconds(), responseTimedOut);
                 }
             }
         }
@@ -276,25 +282,14 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
                     from.consumed(rawBytes);
                     return;
                 }
-                int code = response.status().code();
-                if (code == 101) {
-                    upgrading = true; // the codec may not end a 101 with a last part: raw bytes follow it
-                    responseDone = true;
+                if (exchange.responseHead(response)) {
                     cancelTimer();
-                } else if (code >= 200) {
-                    cancelTimer();
-                    responseStarted = true;
-                    if (!HttpUtil.isKeepAlive(response) || delimitedByClose(response)) {
-                        requestKeepAlive = false;
-                    }
                 }
                 route.target().rewriteResponse(response);
                 lastWrite = ctx.write(part);
             } else if (part instanceof HttpObject) {
                 lastWrite = ctx.write(part);
-                if (part instanceof LastHttpContent && (responseStarted || upgrading)) {
-                    responseDone = true;
-                }
+                exchange.responsePart((HttpObject) part);
             } else {
                 lastWrite = ctx.write(part); // raw bytes behind a 101 in the same read
             }
@@ -305,9 +300,9 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         } else {
             from.consumed(rawBytes);
         }
-        if (responseDone && upgrading) {
+        if (exchange.responseDone && exchange.upgrading) {
             upgrade();
-        } else if (responseDone && requestDone) {
+        } else if (exchange.complete()) {
             exchangeDone();
         }
     }
@@ -320,9 +315,9 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         if (phase == Phase.HEAD) {
             upstream.detach(false); // the app closed a kept-alive connection: the next request opens another
             upstream = null;
-        } else if (!responseStarted) {
+        } else if (!exchange.responseStarted) {
             failUpstream("it closed the connection without a response");
-        } else if (!responseDone) {
+        } else if (!exchange.responseDone) {
             closeAfterWrites(); // the response was cut short
         }
     }
@@ -336,7 +331,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         if (phase == Phase.HEAD) {
             return;
         }
-        if (!responseStarted) {
+        if (!exchange.responseStarted) {
             badGateway(route, code == ResetCode.CONNECT_FAILED ? "the local app refused the connection (is it running?)"
                     : "the stream was reset (" + ResetCode.name(code) + ")");
         } else {
@@ -351,18 +346,11 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         }
     }
 
-    /** A response whose body ends when the app closes: the visitor learns its end only by a close too. */
-    private boolean delimitedByClose(HttpResponse response) {
-        int code = response.status().code();
-        return !headRequest && code != 204 && code != 304 && !HttpUtil.isContentLengthSet(response)
-                && !HttpUtil.isTransferEncodingChunked(response);
-    }
-
     // ---- exchange ends ----
 
     private void exchangeDone() {
         cancelTimer();
-        if (!requestKeepAlive || inputClosed) {
+        if (!exchange.keepAlive || inputClosed) {
             closeAfterWrites();
             return;
         }
@@ -378,7 +366,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
 
     /** The app answered 101: from here the stream carries raw bytes both ways, through a {@link StreamRelay}. */
     private void upgrade() {
-        cancelTimer();
+        timer.stop();
         phase = Phase.UPGRADED;
         Upstream up = upstream;
         upstream = null;
@@ -404,7 +392,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     }
 
     private void responseTimedOut() {
-        if (phase == Phase.RESPONSE && !responseStarted) {
+        if (phase == Phase.RESPONSE && !exchange.responseStarted) {
             vhost.counters().gatewayTimeout.incrementAndGet();
             GATEWAY_LOG.warn("{} 504 for {}: no response within {} s (vhostHTTPTimeout)", ctx.channel(),
                     HttpRoute.describe(route), vhost.responseTimeoutSeconds());
@@ -419,7 +407,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
             upstream.detach(true);
             upstream = null;
         }
-        if (responseStarted) {
+        if (exchange.responseStarted) {
             ctx.close();
         } else {
             badGateway(route, why);
@@ -437,7 +425,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
      * empty last part the codec emits behind its head ends the exchange ({@link Phase#DISCARD}).
      */
     private void answer(FullHttpResponse response, boolean requestHasBody) {
-        if (requestHasBody || !requestKeepAlive || inputClosed) {
+        if (requestHasBody || !exchange.keepAlive || inputClosed) {
             answerAndClose(response);
             return;
         }
@@ -460,25 +448,23 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     }
 
     private void awaitHead() {
-        startTimer(vhost.headTimeoutSeconds(), () -> {
-            if (phase == Phase.HEAD) {
-                vhost.counters().slowHeads.incrementAndGet();
-                log.debug("{} closing: no complete request head within {} s", ctx.channel(), vhost.headTimeoutSeconds());
-                ctx.close();
-            }
-        });
+        startTimer(vhost.headTimeoutSeconds(), headTimedOut);
+    }
+
+    private void headTimedOut() {
+        if (phase == Phase.HEAD) {
+            vhost.counters().slowHeads.incrementAndGet();
+            log.debug("{} closing: no complete request head within {} s", ctx.channel(), vhost.headTimeoutSeconds());
+            ctx.close();
+        }
     }
 
     private void startTimer(int seconds, Runnable task) {
-        cancelTimer();
-        timer = ctx.executor().schedule(task, seconds, TimeUnit.SECONDS);
+        timer.start(seconds, task);
     }
 
     private void cancelTimer() {
-        if (timer != null) {
-            timer.cancel(false);
-            timer = null;
-        }
+        timer.cancel();
     }
 
     private void releasePending() {

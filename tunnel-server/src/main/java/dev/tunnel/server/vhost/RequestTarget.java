@@ -1,6 +1,7 @@
 package dev.tunnel.server.vhost;
 
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -40,17 +41,25 @@ record RequestTarget(String host, String path) {
         return new RequestTarget(host, uri.substring(0, end));
     }
 
-    /** Adds the forwarding headers for a request from {@code visitor} that arrived over {@code proto}. */
-    static void addForwarded(HttpRequest request, SocketAddress visitor, String proto) {
-        String ip = visitor instanceof InetSocketAddress a && a.getAddress() != null
+    /** The address {@code X-Forwarded-For} and {@code X-Real-IP} give for {@code visitor}. */
+    static String ipOf(SocketAddress visitor) {
+        return visitor instanceof InetSocketAddress a && a.getAddress() != null
                 ? a.getAddress().getHostAddress() : String.valueOf(visitor);
-        String chain = request.headers().getAll(X_FORWARDED_FOR).stream().reduce((a, b) -> a + ", " + b).orElse(null);
-        request.headers().set(X_FORWARDED_FOR, chain == null || chain.isBlank() ? ip : chain + ", " + ip);
-        String host = request.headers().get(HttpHeaderNames.HOST);
-        if (host != null) {
-            request.headers().set(X_FORWARDED_HOST, host);
+    }
+
+    /** Adds the forwarding headers for a request from the visitor at {@code ip} that arrived over {@code proto}. */
+    static void addForwarded(HttpRequest request, String ip, String proto) {
+        HttpHeaders headers = request.headers();
+        String chain = null;
+        for (String hop : headers.getAll(X_FORWARDED_FOR)) {
+            chain = chain == null ? hop : chain + ", " + hop;
         }
-        request.headers().set(X_FORWARDED_PROTO, proto);
-        request.headers().set(X_REAL_IP, ip);
+        headers.set(X_FORWARDED_FOR, chain == null || chain.isBlank() ? ip : chain + ", " + ip);
+        String host = headers.get(HttpHeaderNames.HOST);
+        if (host != null) {
+            headers.set(X_FORWARDED_HOST, host);
+        }
+        headers.set(X_FORWARDED_PROTO, proto);
+        headers.set(X_REAL_IP, ip);
     }
 }

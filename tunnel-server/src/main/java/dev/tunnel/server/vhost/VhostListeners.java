@@ -4,6 +4,8 @@ import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.protocol.transport.Transports;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -20,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * The shared vhost ports: {@code vhostHTTPPort} (requests routed by Host and path) and
  * {@code vhostHTTPSPort} (TLS routed by SNI). Both accept on the server's event loops; a
  * connection moves to the loop of the proxy it is routed to. Accepted connections join
- * {@code publicConns}, which the shutdown drain waits on.
+ * {@code publicConns}, which the shutdown drain waits on. The HTTP port registers a new
+ * connection on the loop its latest request was routed to ({@link LoopAffinity}), so most never move.
  */
 public final class VhostListeners implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(VhostListeners.class);
@@ -39,7 +42,8 @@ public final class VhostListeners implements AutoCloseable {
         VhostListeners bound = new VhostListeners();
         try {
             if (httpPort != 0) {
-                bound.listeners.add(bind(group, address, httpPort, backlog, new ChannelInitializer<SocketChannel>() {
+                LoopAffinity affinity = new LoopAffinity(group);
+                bound.listeners.add(bind(group, address, httpPort, backlog, affinity, new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         publicConns.add(ch);
@@ -48,13 +52,13 @@ public final class VhostListeners implements AutoCloseable {
                                 .setMaxHeaderSize(VhostSettings.MAX_REQUEST_HEADERS)
                                 .setMaxChunkSize(256 * 1024);
                         ch.pipeline().addLast(TunnelPipeline.HTTP_CODEC, new HttpServerCodec(requests));
-                        ch.pipeline().addLast(TunnelPipeline.VHOST, new HttpVhostHandler(settings, "http"));
+                        ch.pipeline().addLast(TunnelPipeline.VHOST, new HttpVhostHandler(settings, "http", affinity));
                     }
                 }));
                 log.info("vhost HTTP port listening on {}", bound.listeners.get(bound.listeners.size() - 1).localAddress());
             }
             if (httpsPort != 0) {
-                bound.listeners.add(bind(group, address, httpsPort, backlog, new ChannelInitializer<SocketChannel>() {
+                bound.listeners.add(bind(group, address, httpsPort, backlog, null, new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         publicConns.add(ch);
@@ -71,7 +75,7 @@ public final class VhostListeners implements AutoCloseable {
         }
     }
 
-    private static Channel bind(EventLoopGroup group, String address, int port, int backlog,
+    private static Channel bind(EventLoopGroup group, String address, int port, int backlog, LoopAffinity affinity,
                                 ChannelInitializer<SocketChannel> initializer) {
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(group)
@@ -83,10 +87,49 @@ public final class VhostListeners implements AutoCloseable {
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.RCVBUF_ALLOCATOR, Transports.bulkReads())
                 .childHandler(initializer);
+        if (affinity != null) {
+            bootstrap.handler(new AffinityAcceptor(affinity, initializer));
+        }
         try {
             return bootstrap.bind(address, port).syncUninterruptibly().channel();
         } catch (Exception e) {
             throw new IllegalStateException("failed to bind on [" + address + ":" + port + "]: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * On the listening socket's pipeline, ahead of the bootstrap's own acceptor: registers each
+     * accepted socket on the loop {@link LoopAffinity} picks, with the options the bootstrap
+     * would have set.
+     */
+    private static final class AffinityAcceptor extends ChannelInboundHandlerAdapter {
+        private final LoopAffinity affinity;
+        private final ChannelInitializer<SocketChannel> initializer;
+
+        AffinityAcceptor(LoopAffinity affinity, ChannelInitializer<SocketChannel> initializer) {
+            this.affinity = affinity;
+            this.initializer = initializer;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            Channel child = (Channel) msg;
+            child.config().setAutoRead(false);
+            child.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
+            child.config().setOption(ChannelOption.TCP_NODELAY, true);
+            child.config().setRecvByteBufAllocator(Transports.bulkReads());
+            child.pipeline().addLast(initializer);
+            try {
+                affinity.next().register(child).addListener(f -> {
+                    if (!f.isSuccess()) {
+                        log.debug("{} could not be registered: {}", child, f.cause().toString());
+                        child.unsafe().closeForcibly();
+                    }
+                });
+            } catch (RuntimeException e) { // a loop that is shutting down
+                log.debug("{} could not be registered: {}", child, e.toString());
+                child.unsafe().closeForcibly();
+            }
         }
     }
 

@@ -1,0 +1,77 @@
+package dev.tunnel.server.vhost;
+
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.LastHttpContent;
+
+/**
+ * Where the current request/response exchange of a vhost connection stands: which parts are
+ * complete, whether the response has started (after that an error can only close the
+ * connection), whether it switches protocols (101), and whether the connection may carry another
+ * request afterwards. Interim responses (100 Continue) start nothing.
+ *
+ * <p>Threading: the connection's event loop.
+ */
+final class Exchange {
+    /** The request and the response both allow another request on the connection. */
+    boolean keepAlive;
+    boolean requestDone;
+    boolean responseStarted;
+    boolean responseDone;
+    /** The app answered 101: raw bytes follow, whatever the codec makes of them. */
+    boolean upgrading;
+    private boolean headRequest;
+
+    /** A new request head arrived (before it is routed or answered). */
+    void request(HttpRequest request) {
+        keepAlive = HttpUtil.isKeepAlive(request);
+    }
+
+    /** The routed request goes to its proxy: nothing of its answer has come yet. */
+    void dispatched(HttpRequest request) {
+        headRequest = HttpMethod.HEAD.equals(request.method());
+        requestDone = false;
+        responseStarted = false;
+        responseDone = false;
+        upgrading = false;
+    }
+
+    /** A response head from the app; returns whether it is final (101 or 2xx-5xx) rather than interim. */
+    boolean responseHead(HttpResponse response) {
+        int code = response.status().code();
+        if (code == 101) {
+            upgrading = true; // the codec may not end a 101 with a last part: raw bytes follow it
+            responseDone = true;
+            return true;
+        }
+        if (code < 200) {
+            return false;
+        }
+        responseStarted = true;
+        if (!HttpUtil.isKeepAlive(response) || delimitedByClose(response)) {
+            keepAlive = false;
+        }
+        return true;
+    }
+
+    /** A response part after the head (content, or the last part). */
+    void responsePart(HttpObject part) {
+        if (part instanceof LastHttpContent && (responseStarted || upgrading)) {
+            responseDone = true;
+        }
+    }
+
+    boolean complete() {
+        return requestDone && responseDone;
+    }
+
+    /** A response whose body ends when the app closes: the visitor learns its end only by a close too. */
+    private boolean delimitedByClose(HttpResponse response) {
+        int code = response.status().code();
+        return !headRequest && code != 204 && code != 304 && !HttpUtil.isContentLengthSet(response)
+                && !HttpUtil.isTransferEncodingChunked(response);
+    }
+}
