@@ -24,7 +24,8 @@
 # (tunnel-server, the public HAProxy, every sshd process of the session) and home side
 # (tunnel-client, the inner HAProxy, ssh): us per request for wrk, ms per GB for iperf3.
 #
-# Listens on 127.0.0.1:18600-18699 and 18022 only; everything it starts is stopped on exit.
+#                  PORT_BASE=18600: listens on 127.0.0.1:PORT_BASE..+99 only (18022 for sshd unless
+#                  PORT_BASE is set, then PORT_BASE+99); everything it starts is stopped on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -55,7 +56,8 @@ if [ ${#need[@]} -gt 0 ]; then
       openssh-server openssh-client >/dev/null
 fi
 
-NGINX=18600; IPERF=18601
+P=${PORT_BASE:-18600}
+NGINX=$P; IPERF=$((P + 1))
 nginx_conf "$WORK" $NGINX > "$WORK/nginx.conf"
 nginx -c "$WORK/nginx.conf" -g 'daemon off;' > "$WORK/nginx.log" 2>&1 & PIDS+=($!)
 iperf3 -s -B 127.0.0.1 -p $IPERF > "$WORK/iperf.log" 2>&1 & PIDS+=($!)
@@ -74,16 +76,16 @@ if [[ " $REFS " == *" haproxy "* ]]; then
       for pair in "$@"; do set -- $pair; printf 'listen l%s\n  bind 127.0.0.1:%s\n  server s 127.0.0.1:%s\n' $i $1 $2; i=$((i + 1)); done
     } > "$WORK/haproxy-$name.cfg"
   }
-  hap_cfg public "18605 18607" "18606 18608"
-  hap_cfg home "18607 $NGINX" "18608 $IPERF"
+  hap_cfg public "$((P + 5)) $((P + 7))" "$((P + 6)) $((P + 8))"
+  hap_cfg home "$((P + 7)) $NGINX" "$((P + 8)) $IPERF"
   haproxy -f "$WORK/haproxy-home.cfg" -db > "$WORK/haproxy-home.log" 2>&1 & PIDS+=($!); echo $! > "$WORK/haproxy-client.pid"
   haproxy -f "$WORK/haproxy-public.cfg" -db > "$WORK/haproxy-public.log" 2>&1 & PIDS+=($!); echo $! > "$WORK/haproxy-server.pid"
-  wait_port 18605 && wait_port 18606 || { echo "haproxy did not start" >&2; exit 1; }
-  WEB[haproxy]=18605; IPP[haproxy]=18606; COLUMNS+=(haproxy)
+  wait_port $((P + 5)) && wait_port $((P + 6)) || { echo "haproxy did not start" >&2; exit 1; }
+  WEB[haproxy]=$((P + 5)); IPP[haproxy]=$((P + 6)); COLUMNS+=(haproxy)
 fi
 
 if [[ " $REFS " == *" ssh "* ]]; then
-  SSH_PORT=18022
+  SSH_PORT=$([ -n "${PORT_BASE:-}" ] && echo $((P + 99)) || echo 18022)
   ssh-keygen -q -t ed25519 -N '' -f "$WORK/id" && ssh-keygen -q -t ed25519 -N '' -f "$WORK/hostkey"
   cp "$WORK/id.pub" "$WORK/authorized_keys"; chmod 600 "$WORK/authorized_keys"; mkdir -p /run/sshd
   printf '%s\n' "Port $SSH_PORT" "ListenAddress 127.0.0.1" "HostKey $WORK/hostkey" "PidFile $WORK/sshd.pid" \
@@ -94,16 +96,16 @@ if [[ " $REFS " == *" ssh "* ]]; then
   wait_port $SSH_PORT || { echo "sshd did not start" >&2; exit 1; }
   ssh -N -i "$WORK/id" -p $SSH_PORT -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
       -o ExitOnForwardFailure=yes -o LogLevel=ERROR \
-      -R 18603:127.0.0.1:$NGINX -R 18604:127.0.0.1:$IPERF root@127.0.0.1 > "$WORK/ssh.log" 2>&1 & PIDS+=($!)
+      -R $((P + 3)):127.0.0.1:$NGINX -R $((P + 4)):127.0.0.1:$IPERF root@127.0.0.1 > "$WORK/ssh.log" 2>&1 & PIDS+=($!)
   echo $! > "$WORK/ssh-client.pid"
-  wait_port 18604 20 || { echo "ssh -R did not come up" >&2; cat "$WORK/ssh.log" >&2; exit 1; }
+  wait_port $((P + 4)) 20 || { echo "ssh -R did not come up" >&2; cat "$WORK/ssh.log" >&2; exit 1; }
   pgrep -P $SSHD_PID > "$WORK/ssh-server.pid" || true # the session's sshd (privileged + user) processes
   for p in $(cat "$WORK/ssh-server.pid"); do pgrep -P $p >> "$WORK/ssh-server.pid" || true; done
-  WEB[ssh]=18603; IPP[ssh]=18604; COLUMNS+=(ssh)
+  WEB[ssh]=$((P + 3)); IPP[ssh]=$((P + 4)); COLUMNS+=(ssh)
 fi
 
 # One tunnel (server + client) per variant and mode; public ports base+1 (web), base+2 (iperf).
-base=18610
+base=$((P + 10))
 for v in $VARIANTS; do
   name=${v%%=*}; dir=${v#*=}; opts_var=OPTS_$name; opts="${JAVA_OPTS:-} ${!opts_var:-}"
   for mode in $MODES; do
@@ -115,10 +117,10 @@ for v in $VARIANTS; do
         $base $tls $mux $NGINX $((base + 1)) $IPERF $((base + 2)) > "$WORK/$col-c.toml"
     java $opts -jar "$(jar "$dir" server)" -c "$WORK/$col-s.toml" > "$WORK/$col-server.log" 2>&1 & PIDS+=($!)
     echo $! > "$WORK/$col-server.pid"
-    wait_port $base || { echo "$col: server did not start" >&2; cat "$WORK/$col-server.log" >&2; exit 1; }
+    wait_port $base 60 || { echo "$col: server did not start" >&2; cat "$WORK/$col-server.log" >&2; exit 1; }
     java $opts -jar "$(jar "$dir" client)" -c "$WORK/$col-c.toml" > "$WORK/$col-client.log" 2>&1 & PIDS+=($!)
     echo $! > "$WORK/$col-client.pid"
-    wait_port $((base + 2)) 20 || { echo "$col: client did not come up" >&2; cat "$WORK/$col-client.log" >&2; exit 1; }
+    wait_port $((base + 2)) 60 || { echo "$col: client did not come up" >&2; cat "$WORK/$col-client.log" >&2; exit 1; }
     WEB[$col]=$((base + 1)); IPP[$col]=$((base + 2))
     COLUMNS+=($col)
     base=$((base + 10))

@@ -2,7 +2,8 @@
 # Real clients against the built jars (issue 15): curl on the server's REST API and the client's
 # admin API (with and without credentials, cross-site), Python's Prometheus text-format parser on
 # /metrics, and headless Chromium (Debian's) on the dashboard: a screenshot checked by this script
-# (it renders the client and its proxies, no console errors), the first load's time and size.
+# (it renders the client and its proxies, no console errors), the first load's time and size, in
+# virtual time and in real time (node's DevTools client, bench/page-load.js; REAL_LOADS=5 loads).
 # Installs curl, chromium and python3-prometheus-client from Debian (needs root).
 #   bench/web-clients.sh            builds the jars unless JARS=DIR holds tunnel-server.jar and tunnel-client.jar
 # Exit status 0 when every check passes; the figures are printed at the end.
@@ -14,6 +15,7 @@ ROOT=$PWD
 need=()
 command -v curl >/dev/null || need+=(curl)
 command -v chromium >/dev/null || need+=(chromium)
+command -v node >/dev/null || need+=(nodejs)
 /usr/bin/python3 -c 'import prometheus_client' 2>/dev/null || need+=(python3-prometheus-client)
 if [ ${#need[@]} -gt 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
@@ -167,7 +169,32 @@ assert len(set(raw[i:i + 3] for i in range(0, len(raw) - 3, 97))) > 20, "too few
 PY
 render=$(grep -o 'data-first-render-ms="[0-9]*"' "$WORK/dom.html" | grep -o '[0-9]*' || echo "?")
 check "first load transfers < 200 KB ($bytes bytes)" [ "$bytes" -lt 204800 ]
+
+# Real time (no virtual time): REAL_LOADS first loads, each in a new Chromium with an empty
+# profile, timed by the page's own navigation timing over the DevTools protocol (bench/page-load.js).
+: > "$WORK/real.jsonl"
+for i in $(seq 1 "${REAL_LOADS:-5}"); do
+    DT=$(free_port)
+    chromium --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$WORK/chrome-rt$i" \
+        --window-size=1200,900 --remote-debugging-port="$DT" about:blank > /dev/null 2>&1 & cpid=$!
+    for _ in $(seq 100); do curl -sf "http://127.0.0.1:$DT/json/version" > /dev/null && break; sleep 0.1; done
+    node --no-warnings --experimental-websocket bench/page-load.js "$DT" "$URL" >> "$WORK/real.jsonl" || true
+    kill $cpid 2>/dev/null || true; wait $cpid 2>/dev/null || true
+done
+real=$(/usr/bin/python3 - "$WORK/real.jsonl" <<'PY'
+import json, statistics, sys
+runs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+ok = [r for r in runs if r["renderMs"] is not None and not r["errors"]]
+med = lambda k: round(statistics.median(r[k] for r in ok)) if ok else -1
+print(len(runs), len(ok), med("renderMs"), med("loadMs"), med("bytes"), max((r["renderMs"] for r in ok), default=-1))
+PY
+)
+read -r nreal nok rt_render rt_load rt_bytes rt_max <<< "$real"
+check "real-time first loads: all $nreal render the data, no errors" [ "$nok" = "$nreal" -a "$nok" -gt 0 ]
+check "real-time first load: data on screen < 300 ms (median ${rt_render} ms)" [ "$rt_render" -ge 0 -a "$rt_render" -lt 300 ]
+check "real-time first load: < 200 KB transferred, headers and API calls included (${rt_bytes} bytes)" [ "$rt_bytes" -gt 0 -a "$rt_bytes" -lt 204800 ]
 echo
 echo "figures: dashboard files $bytes bytes; index.html over curl ${first% *} s; data on screen ${render} ms after navigation (headless chromium, virtual time)"
-[ $fail = 0 ] && echo "all checks passed" || { echo "some checks FAILED; logs:"; tail -20 "$WORK/server.log" "$WORK/client.log" "$WORK/chrome.log"; }
+echo "figures: real time, median of $nok cold first loads: load event ${rt_load} ms, data on screen ${rt_render} ms (max ${rt_max} ms), ${rt_bytes} bytes transferred; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+[ $fail = 0 ] && echo "all checks passed" || { echo "some checks FAILED; logs:"; tail -n 20 "$WORK/server.log" "$WORK/client.log" "$WORK/chrome.log"; }
 exit $fail

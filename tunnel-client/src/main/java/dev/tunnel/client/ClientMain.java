@@ -53,6 +53,9 @@ public final class ClientMain extends TunnelCommand {
         }
         CountDownLatch stopped = new CountDownLatch(1);
         ConfigReloader reloader = new ConfigReloader(client, cfg, config);
+        if (cfg.webServer.enabled()) {
+            reloader.keepParser(); // reloads are expected: the first is as quick as the next
+        }
         ExecutorService reloads = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "reload");
             t.setDaemon(true);

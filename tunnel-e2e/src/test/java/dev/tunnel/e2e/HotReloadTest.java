@@ -7,6 +7,7 @@ import dev.tunnel.client.ConfigReloader;
 import dev.tunnel.client.TunnelClient;
 import dev.tunnel.client.admin.AdminControl;
 import dev.tunnel.client.config.ClientConfig;
+import dev.tunnel.runtime.Footprint;
 import dev.tunnel.server.TunnelServer;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -105,6 +106,9 @@ class HotReloadTest {
         }
         assertThat(before.accepted()).isEqualTo(PROXIES - 1);
         ConfigReloader reloader = new ConfigReloader(client, cfg, file);
+        // as tunnel-client does with its admin API on: hold the parser, then the collection after start-up
+        reloader.keepParser();
+        Footprint.afterStartup();
 
         local[0] = after.port();
         Files.writeString(file, config(server.port(), base, local, List.of()));

@@ -18,7 +18,7 @@ import java.util.function.Function;
  * other errors are collected: unknown keys, frp keys not supported yet, wrong types, bad values.
  * Defaults are whatever the config class's fields start with. The parser (Jackson, in
  * {@code config.jackson}) runs in a {@link ThrowawayLoader}, so that its classes are unloaded
- * after start-up.
+ * after start-up, unless a reloading process holds it ({@link #holdParser()}).
  *
  * @param <T> the config class: public mutable fields, a no-argument constructor, one nested class per table
  */
@@ -52,13 +52,38 @@ public final class ConfigLoader<T> {
     public T parse(String toml, String fileNameForErrors, Function<String, String> env) throws ConfigException {
         KeyLocator locator = KeyLocator.scan(toml);
         ConfigErrors errors = new ConfigErrors(fileNameForErrors, locator);
-        TomlBinder binder = ThrowawayLoader.instance(TomlBinder.class, BINDER, "com.fasterxml.jackson.", JACKSON_SIDE);
+        TomlBinder binder = binder();
         EnvTemplate templates = new EnvTemplate(env);
         T config = type.cast(ThrowawayLoader.onThread("config-parser",
                 () -> binder.bind(toml, type, unsupported, templates, errors, locator)));
         validator.validate(config, errors);
         errors.throwIfAny();
         return config;
+    }
+
+    /**
+     * Keeps the parser (its class loader, Jackson's classes and the binder's caches) loaded while
+     * the returned hold is reachable, for a process that reloads its file: without it, the first
+     * full collection after start-up unloads the parser and each reload loads and initializes
+     * Jackson again (most of a second on a small machine). A process that never reloads takes no
+     * hold and gets the metaspace back.
+     */
+    public static ParserHold holdParser() {
+        return new ParserHold(binder());
+    }
+
+    /** See {@link #holdParser()}: reachable means the parser stays. */
+    public static final class ParserHold {
+        @SuppressWarnings({"unused", "FieldCanBeLocal"}) // the strong reference is the point
+        private final TomlBinder binder;
+
+        private ParserHold(TomlBinder binder) {
+            this.binder = binder;
+        }
+    }
+
+    private static TomlBinder binder() {
+        return ThrowawayLoader.instance(TomlBinder.class, BINDER, "com.fasterxml.jackson.", JACKSON_SIDE);
     }
 
     private static String read(Path file) throws ConfigException {

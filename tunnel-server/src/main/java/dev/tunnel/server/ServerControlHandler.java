@@ -17,6 +17,7 @@ import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.protocol.mux.Heartbeat;
 import dev.tunnel.protocol.mux.MuxSession;
 import dev.tunnel.server.proxy.secret.SecretProxyType;
+import dev.tunnel.server.web.ServerStats;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -208,7 +209,22 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
                 mux.settings().initialWindow(), verdict.serverProof(), server.types().capabilities(), Options.EMPTY)));
         session.start();
         server.stats().clientOnline(id, login.user(), login.runId(), printable(login.clientVersion()),
-                printable(login.hostname()), address == null ? "" : address.getHostAddress(), mux::rttNanos);
+                printable(login.hostname()), address == null ? "" : address.getHostAddress(), new ServerStats.SessionFigures() {
+                    @Override
+                    public long rttNanos() {
+                        return mux.rttNanos();
+                    }
+
+                    @Override
+                    public long windowStalls() {
+                        return mux.windowStalls();
+                    }
+
+                    @Override
+                    public long queueDelayNanos() {
+                        return mux.queueDelayNanos();
+                    }
+                });
         heartbeat.start(ctx.pipeline().context(TunnelPipeline.HEARTBEAT));
         log.info("{} client {} logged in with the {} (session {}, version {})", ctx.channel(),
                 printable(login.hostname()), account, id, printable(login.clientVersion()));

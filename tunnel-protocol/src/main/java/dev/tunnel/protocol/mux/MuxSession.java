@@ -91,6 +91,8 @@ public final class MuxSession extends ChannelDuplexHandler {
     private boolean closeAsked;
     private volatile long queueDelayNanos;
     private volatile long maxQueueDelayNanos;
+    /** Written only on the session's event loop; volatile so that a dashboard reads it whole. */
+    private volatile long windowStalls;
 
     /**
      * @param server   true on the tunnel server (opens odd stream ids), false on the client (even)
@@ -209,6 +211,19 @@ public final class MuxSession extends ChannelDuplexHandler {
         long max = maxQueueDelayNanos;
         maxQueueDelayNanos = 0;
         return max;
+    }
+
+    /**
+     * Times a stream had bytes to send but no credit from the peer (counted when the stall
+     * begins, whatever its length). Read from any thread.
+     */
+    public long windowStalls() {
+        return windowStalls;
+    }
+
+    /** A stream ran out of credit with bytes waiting; called on the event loop. */
+    void windowStalled() {
+        windowStalls++; // single writer: the event loop
     }
 
     public Channel channel() {

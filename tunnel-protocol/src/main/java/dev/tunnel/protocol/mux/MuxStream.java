@@ -53,6 +53,8 @@ public final class MuxStream {
     private boolean finQueued;
     private boolean finSent;
     private boolean wantWritable;
+    /** Bytes wait and the credit is used up; set once per stall, cleared by a window update. */
+    private boolean stalled;
     boolean awaitingSession;
     boolean windowReleased;
 
@@ -103,6 +105,7 @@ public final class MuxStream {
         } else {
             waitingBytes += data.readableBytes();
             waiting.add(data);
+            noteStall();
             drain();
         }
         return isWritable();
@@ -246,6 +249,9 @@ public final class MuxStream {
             return;
         }
         sendWindow = (int) window;
+        if (sendWindow > 0) {
+            stalled = false;
+        }
         if (!waiting.isEmpty() || scheduled) {
             drain();
         } else {
@@ -314,6 +320,7 @@ public final class MuxStream {
         ByteBuf chunk = bytes == head.readableBytes() ? waiting.poll() : head.readRetainedSlice(bytes);
         sendWindow -= bytes;
         waitingBytes -= bytes;
+        noteStall();
         boolean fin = finQueued && waiting.isEmpty();
         session.writeFrame(new DataFrame(id, chunk, fin));
         finSent |= fin;
@@ -323,6 +330,17 @@ public final class MuxStream {
         }
         sentInEpoch += bytes;
         return bytes;
+    }
+
+    /**
+     * Counts a window stall on the session when bytes wait and the peer's credit is used up:
+     * once per stall (until a window update gives credit again), not per byte or write.
+     */
+    private void noteStall() {
+        if (!stalled && sendWindow <= 0 && !waiting.isEmpty()) {
+            stalled = true;
+            session.windowStalled();
+        }
     }
 
     /** Bytes sent in the current sparse-detection epoch (0 once it is over). */

@@ -116,6 +116,37 @@ class MuxSessionTest {
     }
 
     @Test
+    void aWindowStallCountsOncePerStallNotPerWrite() {
+        pair = new MuxPair(FIXED, FIXED);
+        RecordingHandler sender = pair.openFromServer();
+
+        // exactly the window, nothing left waiting: no stall
+        sender.stream.write(Unpooled.wrappedBuffer(random(WINDOW, 11)));
+        pair.shuttle();
+        RecordingHandler receiver = pair.acceptedByClient.get(0);
+        assertThat(pair.server.windowStalls()).isZero();
+
+        // bytes arrive with no credit: one stall, however many writes wait behind it
+        for (int i = 0; i < 5; i++) {
+            sender.stream.write(Unpooled.wrappedBuffer(random(1000, 12 + i)));
+        }
+        pair.shuttle();
+        assertThat(pair.server.windowStalls()).isEqualTo(1);
+
+        // credit comes back, the waiting bytes leave; a write larger than the credit stalls again
+        receiver.consumeAll();
+        pair.shuttle();
+        assertThat(receiver.receivedBytes()).isEqualTo(WINDOW + 5000);
+        assertThat(pair.server.windowStalls()).isEqualTo(1);
+        receiver.consumeAll();
+        pair.shuttle();
+        sender.stream.write(Unpooled.wrappedBuffer(random(2 * WINDOW, 20)));
+        pair.shuttle();
+        assertThat(pair.server.windowStalls()).isEqualTo(2);
+        assertThat(pair.client.windowStalls()).isZero();
+    }
+
+    @Test
     void exactlyTheWindowLeavesOnTheWire() {
         pair = new MuxPair(FIXED, FIXED);
         RecordingHandler sender = pair.openFromServer();

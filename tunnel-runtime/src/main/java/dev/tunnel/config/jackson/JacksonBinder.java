@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.toml.TomlMapper;
 
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Parse with jackson-dataformat-toml, check keys and types against the class ({@link TreeChecker}),
@@ -27,13 +28,14 @@ public final class JacksonBinder implements TomlBinder {
     private final TomlMapper mapper = TomlMapper.builder()
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .build();
+    private final Map<JavaType, Map<String, JavaType>> shapes = new ConcurrentHashMap<>();
 
     @Override
     public Object bind(String toml, Class<?> type, UnsupportedKeys unsupported, EnvTemplate env, ConfigErrors errors,
                        KeyLocator locator) throws ConfigException {
         ObjectNode tree = parseTree(toml, errors, locator);
         JavaType javaType = mapper.constructType(type);
-        new TreeChecker(mapper, unsupported, env, errors).check(tree, javaType);
+        new TreeChecker(mapper, shapes, unsupported, env, errors).check(tree, javaType);
         try {
             return mapper.treeToValue(tree, javaType);
         } catch (JacksonException e) {

@@ -14,6 +14,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -29,12 +30,20 @@ import java.util.Map;
 final class TreeChecker {
 
     private final ObjectMapper mapper;
+    private final Map<JavaType, Map<String, JavaType>> shapes;
     private final UnsupportedKeys unsupported;
     private final EnvTemplate env;
     private final ConfigErrors errors;
 
-    TreeChecker(ObjectMapper mapper, UnsupportedKeys unsupported, EnvTemplate env, ConfigErrors errors) {
+    /**
+     * @param shapes each config class's properties, filled on first use and shared by every check
+     *               of the same binder: introspecting a class costs about a millisecond, and a
+     *               file with a hundred {@code [[proxies]]} would otherwise pay it for each
+     */
+    TreeChecker(ObjectMapper mapper, Map<JavaType, Map<String, JavaType>> shapes, UnsupportedKeys unsupported,
+                EnvTemplate env, ConfigErrors errors) {
         this.mapper = mapper;
+        this.shapes = shapes;
         this.unsupported = unsupported;
         this.env = env;
         this.errors = errors;
@@ -164,6 +173,10 @@ final class TreeChecker {
     }
 
     private Map<String, JavaType> properties(JavaType type) {
+        return shapes.computeIfAbsent(type, this::introspect);
+    }
+
+    private Map<String, JavaType> introspect(JavaType type) {
         Map<String, JavaType> out = new LinkedHashMap<>();
         if (!isTable(type)) {
             return out;
@@ -173,7 +186,7 @@ final class TreeChecker {
                 out.put(p.getName(), p.getPrimaryType());
             }
         }
-        return out;
+        return Collections.unmodifiableMap(out);
     }
 
     private static boolean isTable(JavaType type) {

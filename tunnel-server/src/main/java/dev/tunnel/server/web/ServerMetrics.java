@@ -32,7 +32,10 @@ import java.util.Map;
  * they are exposed untyped under frp's exact names ({@code rate()} works on them alike).
  *
  * <p>The tunnel's own: {@code tunnel_server_session_rtt_seconds{client,user}} (the heartbeat's
- * smoothed round trip per session), {@code tunnel_server_failed_logins_total},
+ * smoothed round trip per session), {@code tunnel_server_session_window_stalls_total{client,user}}
+ * (times a stream toward the client had bytes but no credit: transitions, not bytes),
+ * {@code tunnel_server_session_queue_delay_seconds{client,user}} (moving average of a ready
+ * stream's wait for its turn on the connection), {@code tunnel_server_failed_logins_total},
  * {@code tunnel_server_refused_connections_total} (public connections refused by
  * {@code transport.maxStreamsPerClient}, {@code maxConnectionsPerProxy} or {@code maxConnectionsPerIP}).
  */
@@ -84,10 +87,20 @@ final class ServerMetrics {
 
         GaugeSnapshot.Builder rtt = GaugeSnapshot.builder().name("tunnel_server_session_rtt_seconds")
                 .help("Smoothed round-trip time of each client session's heartbeats");
+        CounterSnapshot.Builder stalls = CounterSnapshot.builder().name("tunnel_server_session_window_stalls")
+                .help("Times a stream of the session had bytes to send to the client but no credit from it");
+        GaugeSnapshot.Builder queueDelay = GaugeSnapshot.builder().name("tunnel_server_session_queue_delay_seconds")
+                .help("Moving average of how long a stream with bytes waited for its turn on the session");
         for (ServerStats.ClientView c : clients) {
-            if (c.online() && c.rttNanos() > 0) {
-                rtt.dataPoint(gauge(c.rttNanos() / 1e9, Labels.of("client", c.key(), "user", c.user())));
+            if (!c.online()) {
+                continue;
             }
+            Labels session = Labels.of("client", c.key(), "user", c.user());
+            if (c.rttNanos() > 0) {
+                rtt.dataPoint(gauge(c.rttNanos() / 1e9, session));
+            }
+            stalls.dataPoint(CounterDataPointSnapshot.builder().value(c.windowStalls()).labels(session).build());
+            queueDelay.dataPoint(gauge(c.queueDelayNanos() / 1e9, session));
         }
         CounterSnapshot failedLogins = CounterSnapshot.builder().name("tunnel_server_failed_logins")
                 .help("Logins refused (bad token or proof, unknown user)")
@@ -97,7 +110,8 @@ final class ServerMetrics {
                 .dataPoint(CounterDataPointSnapshot.builder().value(stats.refusedConnections()).build()).build();
 
         return MetricSnapshots.of(clientCounts.build(), proxyCounts.build(), detailed.build(), connections.build(),
-                trafficIn.build(), trafficOut.build(), rtt.build(), failedLogins, refused);
+                trafficIn.build(), trafficOut.build(), rtt.build(), stalls.build(), queueDelay.build(), failedLogins,
+                refused);
     }
 
     private static GaugeDataPointSnapshot gauge(double value, Labels labels) {

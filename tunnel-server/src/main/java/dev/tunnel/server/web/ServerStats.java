@@ -10,7 +10,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.LongSupplier;
 
 /**
  * The clients and proxies the server has seen, online and recently offline, as frp's dashboard
@@ -71,7 +70,20 @@ public final class ServerStats {
     /** A client as the API lists it; times in epoch seconds, 0 = never. */
     record ClientView(String key, String user, String runId, String version, String hostname, String ip,
                       long firstConnectedAt, long lastConnectedAt, long disconnectedAt, boolean online,
-                      long rttNanos) {
+                      long rttNanos, long windowStalls, long queueDelayNanos) {
+    }
+
+    /**
+     * A live session's figures, read at each scrape from any thread: the heartbeat's smoothed
+     * round trip, streams stalled for want of the peer's credit, and the moving average of how
+     * long a stream with bytes waited for its turn on the connection.
+     */
+    public interface SessionFigures {
+        long rttNanos();
+
+        long windowStalls();
+
+        long queueDelayNanos();
     }
 
     /** A proxy as the API lists it. */
@@ -90,7 +102,7 @@ public final class ServerStats {
         long first;
         long last;
         long disconnected;
-        LongSupplier rttNanos;
+        SessionFigures figures;
     }
 
     private static final class ProxyEntry {
@@ -118,7 +130,7 @@ public final class ServerStats {
 
     /** A client logged in (a new session of its run id). */
     public synchronized void clientOnline(String sessionId, String user, String runId, String version, String hostname,
-                                          String ip, LongSupplier rttNanos) {
+                                          String ip, SessionFigures figures) {
         long now = clock.millis() / 1000;
         ClientEntry c = clients.remove(runId);
         if (c == null) {
@@ -133,7 +145,7 @@ public final class ServerStats {
         c.ip = ip;
         c.last = now;
         c.disconnected = 0;
-        c.rttNanos = rttNanos;
+        c.figures = figures;
         clients.put(runId, c); // most recent last
     }
 
@@ -142,7 +154,7 @@ public final class ServerStats {
         ClientEntry c = clients.get(runId);
         if (c != null && sessionId.equals(c.sessionId) && c.disconnected == 0) {
             c.disconnected = clock.millis() / 1000;
-            c.rttNanos = null;
+            c.figures = null;
             clients.remove(runId);
             clients.put(runId, c);
             trim(clients, e -> e.disconnected != 0);
@@ -216,9 +228,10 @@ public final class ServerStats {
     synchronized List<ClientView> clients() {
         List<ClientView> out = new ArrayList<>(clients.size());
         for (ClientEntry c : clients.values()) {
-            LongSupplier rtt = c.rttNanos;
+            SessionFigures f = c.figures;
             out.add(new ClientView(c.runId, c.user, c.runId, c.version, c.hostname, c.ip, c.first, c.last,
-                    c.disconnected, c.disconnected == 0, rtt == null ? 0 : rtt.getAsLong()));
+                    c.disconnected, c.disconnected == 0, f == null ? 0 : f.rttNanos(),
+                    f == null ? 0 : f.windowStalls(), f == null ? 0 : f.queueDelayNanos()));
         }
         out.sort(Comparator.comparing(ClientView::user).thenComparing(ClientView::key));
         return out;

@@ -66,7 +66,7 @@ class ServerApiTest {
         group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         web = WebServer.start(new WebSettings("127.0.0.1", 0, "admin", "pw", null, null),
                 new ServerApi(config, stats, "1.2.3").routes(), group, NioServerSocketChannel.class, "dashboard");
-        stats.clientOnline("1", "", "run-a", "0.1.0", "nas", "192.0.2.7", () -> 42_000_000L);
+        stats.clientOnline("1", "", "run-a", "0.1.0", "nas", "192.0.2.7", new Figures(42_000_000L, 3, 1_500_000L));
         stats.proxyOpened("ssh", "tcp", "", "run-a", 6001, sshTraffic);
         stats.proxyOpened("web", "tcp", "", "run-a", 6002, new Fixed(10, 20, 0));
     }
@@ -180,6 +180,8 @@ class ServerApiTest {
                 "frp_server_traffic_in{name=\"ssh\",type=\"tcp\"} 55.0",
                 "frp_server_traffic_out{name=\"web\",type=\"tcp\"} 20.0",
                 "tunnel_server_session_rtt_seconds{client=\"run-a\",user=\"\"} 0.042",
+                "tunnel_server_session_window_stalls_total{client=\"run-a\",user=\"\"} 3.0",
+                "tunnel_server_session_queue_delay_seconds{client=\"run-a\",user=\"\"} 0.0015",
                 "tunnel_server_failed_logins_total 1.0");
     }
 
@@ -191,6 +193,10 @@ class ServerApiTest {
         assertThat(page.body()).contains("<script src=\"app.js\"");
         assertThat(page.headers().firstValue("Content-Security-Policy").orElse("")).contains("default-src 'self'");
         assertThat(get("/static/app.js", true).body()).contains("/api/serverinfo");
+    }
+
+    private record Figures(long rttNanos, long windowStalls, long queueDelayNanos)
+            implements ServerStats.SessionFigures {
     }
 
     private record Fixed(long bytesIn, long bytesOut, long connections) implements ServerStats.Traffic {
