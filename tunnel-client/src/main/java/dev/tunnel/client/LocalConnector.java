@@ -1,5 +1,6 @@
 package dev.tunnel.client;
 
+import dev.tunnel.runtime.BurstLog;
 import dev.tunnel.client.proxy.StreamDialer;
 import dev.tunnel.protocol.ResetCode;
 import dev.tunnel.protocol.mux.MuxStream;

@@ -1,5 +1,6 @@
 package dev.tunnel.client;
 
+import dev.tunnel.runtime.BurstLog;
 import dev.tunnel.protocol.ControlFrame;
 import dev.tunnel.protocol.ControlMessage.LoginResult;
 import dev.tunnel.protocol.ControlMessage.ReqWorkConn;

@@ -1,5 +1,6 @@
 package dev.tunnel.server.vhost;
 
+import dev.tunnel.runtime.BurstLog;
 import dev.tunnel.protocol.ResetCode;
 import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.protocol.mux.MuxStream;

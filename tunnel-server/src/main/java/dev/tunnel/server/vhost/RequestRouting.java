@@ -1,5 +1,6 @@
 package dev.tunnel.server.vhost;
 
+import dev.tunnel.runtime.BurstLog;
 import dev.tunnel.server.vhost.RouteTable.Entry;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.http.FullHttpResponse;

@@ -1,4 +1,4 @@
-package dev.tunnel.client;
+package dev.tunnel.runtime;
 
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -6,20 +6,20 @@ import org.slf4j.Logger;
 /**
  * Logs a recurring failure once per burst: the first occurrence at once, later ones folded
  * into one line with a count once the quiet period has passed. Thread-safe (work connections
- * of one proxy may run on different loops).
+ * of one proxy may run on different loops, and so may the public connections of a vhost).
  */
-final class BurstLog {
+public final class BurstLog {
     private static final long QUIET_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final Logger log;
     private long windowStart = Long.MIN_VALUE;
     private int suppressed;
 
-    BurstLog(Logger log) {
+    public BurstLog(Logger log) {
         this.log = log;
     }
 
-    synchronized void warn(String message, Object... args) {
+    public synchronized void warn(String message, Object... args) {
         long now = System.nanoTime();
         if (windowStart != Long.MIN_VALUE && now - windowStart < QUIET_NANOS) {
             suppressed++;
