@@ -143,9 +143,16 @@ public final class PipeRelay extends ChannelInboundHandlerAdapter {
         p.channel.write(data, p.channel.voidPromise());
     }
 
+    /**
+     * Flushes what this read batch wrote to the peer, while this side's input goes on. After EOF
+     * the peer's half-close has flushed everything (and may have shut its output): a flush then
+     * would make a TLS peer's {@code SslHandler} write an empty record, which io_uring, unlike
+     * epoll, hands to the kernel; on a shut output that write fails (EPIPE) and the connection
+     * closes with the far side's bytes still in flight.
+     */
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        if (started) {
+        if (started && !inputDone) {
             peer.channel.flush();
             resumeReading();
         }
