@@ -77,7 +77,6 @@ final class ClientConfigValidator implements ConfigValidator<ClientConfig> {
         checks.bufferSize("transport.receiveBufferSize", t.receiveBufferSize);
         checks.range("transport.eventLoopThreads", t.eventLoopThreads, 0, Transports.MAX_THREADS);
         checks.oneOf("transport.ioUring", t.ioUring, IoUringSetting.VALUES, List.of());
-        checks.check(!"on".equals(t.ioUring) || t.tcpMux, "transport.ioUring", IoUringSetting.NOT_WITH_POOL_MODE);
         checks.together("transport.tls.certFile", t.tls.certFile, "transport.tls.keyFile", t.tls.keyFile);
         checks.readableFile("transport.tls.certFile", t.tls.certFile);
         checks.readableFile("transport.tls.keyFile", t.tls.keyFile);

@@ -10,9 +10,6 @@ import java.util.List;
 public final class IoUringSetting {
     /** The values of {@code transport.ioUring}. */
     public static final List<String> VALUES = List.of("auto", "on", "off");
-    /** Why {@code transport.ioUring = "on"} is refused with {@code transport.tcpMux = false}. */
-    public static final String NOT_WITH_POOL_MODE = "\"on\" is not supported with transport.tcpMux = false yet"
-            + " (pool-mode streams over TLS were cut short on io_uring in tests); use \"auto\" or \"off\"";
 
     private IoUringSetting() {
     }

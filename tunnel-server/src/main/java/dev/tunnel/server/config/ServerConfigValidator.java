@@ -96,7 +96,6 @@ final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
         checks.atLeast("transport.maxConnectionsPerIP", t.maxConnectionsPerIP, 0);
         checks.range("transport.eventLoopThreads", t.eventLoopThreads, 0, Transports.MAX_THREADS);
         checks.oneOf("transport.ioUring", t.ioUring, IoUringSetting.VALUES, List.of());
-        checks.check(!"on".equals(t.ioUring) || t.tcpMux, "transport.ioUring", IoUringSetting.NOT_WITH_POOL_MODE);
         if (t.tls.selfSignedDir != null) {
             checks.notBlank("transport.tls.selfSignedDir", t.tls.selfSignedDir);
         }
