@@ -4,6 +4,7 @@ import dev.tunnel.protocol.transport.Transports;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelOption;
+import io.netty.util.internal.PlatformDependent;
 
 /**
  * The one place the options of a relayed socket are set: every public connection on the server
@@ -12,11 +13,16 @@ import io.netty.channel.ChannelOption;
  * <ul>
  *   <li>{@code AUTO_READ} off: the relay reads only while the other side can take the bytes;</li>
  *   <li>{@code ALLOW_HALF_CLOSURE} on: EOF travels as a half-close, the answer can still come back;</li>
- *   <li>{@code TCP_NODELAY} on: the tunnel adds no delay of its own to small writes;</li>
+ *   <li>{@code TCP_NODELAY} on: the tunnel adds no delay of its own to small writes (Netty's socket
+ *       configs turn it on where the platform allows, which is every platform the tunnel runs on;
+ *       setting it again would cost each socket a {@code setsockopt} call);</li>
  *   <li>{@link Transports#bulkReads()}: fewer, larger reads on a fast stream.</li>
  * </ul>
  */
 public final class RelayedSockets {
+
+    /** Netty's socket configs already set TCP_NODELAY (Linux, macOS: everywhere but Android). */
+    private static final boolean NODELAY_BY_DEFAULT = PlatformDependent.canEnableTcpNoDelayByDefault();
 
     private RelayedSockets() {
     }
@@ -25,7 +31,9 @@ public final class RelayedSockets {
     public static void configure(ChannelConfig config) {
         config.setOption(ChannelOption.AUTO_READ, false);
         config.setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
-        config.setOption(ChannelOption.TCP_NODELAY, true);
+        if (!NODELAY_BY_DEFAULT) {
+            config.setOption(ChannelOption.TCP_NODELAY, true);
+        }
         config.setOption(ChannelOption.RCVBUF_ALLOCATOR, Transports.bulkReads());
     }
 
@@ -34,7 +42,7 @@ public final class RelayedSockets {
         return bootstrap
                 .option(ChannelOption.AUTO_READ, false)
                 .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
-                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.TCP_NODELAY, NODELAY_BY_DEFAULT ? null : Boolean.TRUE)
                 .option(ChannelOption.RCVBUF_ALLOCATOR, Transports.bulkReads());
     }
 }
