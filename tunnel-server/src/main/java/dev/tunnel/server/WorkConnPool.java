@@ -44,6 +44,8 @@ import org.slf4j.LoggerFactory;
  */
 final class WorkConnPool {
     private static final Logger log = LoggerFactory.getLogger(WorkConnPool.class);
+    /** The most connections one REQ_WORK_CONN asks for: clients open no more than 100 per request. */
+    static final int MAX_PER_REQUEST = 100;
 
     private final Channel control;
     private final String sessionId;
@@ -54,6 +56,9 @@ final class WorkConnPool {
     private final TlsSessions tls = new TlsSessions();
     private ScheduledFuture<?> keepalive;
     private int publicConns;
+    /** Work connections asked for during this loop turn, sent together by {@link #sendRequests}. */
+    private int pendingRequests;
+    private final Runnable sendRequests = this::sendRequests;
     private boolean closed;
 
     private record Waiter(Channel publicConn, PipeRelay publicEnd, String proxyName, int proxyId,
@@ -246,10 +251,32 @@ final class WorkConnPool {
         }
     }
 
+    /**
+     * Asks the client for {@code count} more connections. Requests made during one loop turn (every
+     * public connection accepted in it takes or waits for one) leave as one {@code REQ_WORK_CONN},
+     * so a burst of connections costs the control connection one TLS record and one write, not
+     * one per connection. Session loop.
+     */
     private void request(int count) {
-        if (!closed && control.isActive()) {
-            control.writeAndFlush(new ControlFrame(new ReqWorkConn(count)));
+        if (closed || count <= 0) {
+            return;
         }
+        if (pendingRequests == 0) {
+            loop().execute(sendRequests);
+        }
+        pendingRequests += count;
+    }
+
+    private void sendRequests() {
+        int count = pendingRequests;
+        pendingRequests = 0;
+        if (closed || !control.isActive()) {
+            return;
+        }
+        for (; count > MAX_PER_REQUEST; count -= MAX_PER_REQUEST) {
+            control.write(new ControlFrame(new ReqWorkConn(MAX_PER_REQUEST)));
+        }
+        control.writeAndFlush(new ControlFrame(new ReqWorkConn(count)));
     }
 
     private void pingIdle() {
