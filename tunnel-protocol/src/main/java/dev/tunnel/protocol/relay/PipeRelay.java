@@ -264,9 +264,15 @@ public final class PipeRelay extends ChannelInboundHandlerAdapter {
         channel.close();
     }
 
+    /**
+     * Both directions are done: the socket closes. Its FIN went out with the half-close, so
+     * nothing may follow it; closing through the pipeline would make a TLS work connection's
+     * {@code SslHandler} write a close_notify behind the FIN, which fails (EPIPE) and builds an
+     * exception on every connection. The socket is closed directly instead.
+     */
     private void closeIfDone() {
         if (inputDone && outputDone) {
-            channel.close();
+            channel.unsafe().close(channel.voidPromise());
         }
     }
 
