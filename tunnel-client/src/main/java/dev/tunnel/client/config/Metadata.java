@@ -1,7 +1,6 @@
 package dev.tunnel.client.config;
 
 import dev.tunnel.config.ValueChecks;
-import io.netty.util.NetUtil;
 import java.util.Map;
 
 /**
@@ -36,7 +35,23 @@ final class Metadata {
         return s.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
     }
 
+    private static final java.util.regex.Pattern IPV4 =
+            java.util.regex.Pattern.compile("((25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)");
+
+    /** An IPv4 or IPv6 literal; never a name (nothing is looked up: verify stays offline and quick). */
     static boolean isIpLiteral(String address) {
-        return NetUtil.isValidIpV4Address(address) || NetUtil.isValidIpV6Address(address);
+        if (IPV4.matcher(address).matches()) {
+            return true;
+        }
+        if (!address.contains(":") || !address.matches("[0-9A-Fa-f:.%a-zA-Z]+")) {
+            return false;
+        }
+        try {
+            // a string with ':' is parsed as an IPv6 literal, never resolved
+            java.net.InetAddress.getByName(address);
+            return true;
+        } catch (java.net.UnknownHostException e) {
+            return false;
+        }
     }
 }

@@ -12,7 +12,7 @@ final class UnsupportedClientKeys {
             "transport.proxyURL", "transport.quic",
             "webServer.assetsDir", "webServer.tls.trustedCaFile", "webServer.tls.serverName",
             // per proxy
-            "proxies.multiplexer",
+            "proxies.multiplexer", "proxies.natTraversal",
             // per visitor (xtcp's own keys are reported with its type)
             "visitors.plugin", "visitors.protocol", "visitors.keepTunnelOpen",
             "visitors.maxRetriesAnHour", "visitors.minRetryInterval", "visitors.fallbackTo",
