@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tunnel.client.admin.AdminControl;
 import dev.tunnel.client.config.ClientConfig;
 import dev.tunnel.client.config.ProxyConfig;
 import java.io.IOException;
@@ -58,6 +59,7 @@ class HealthStatusTest {
 
         try (TunnelClient client = TunnelClient.start(config);
              ClientAdmin admin = new ClientAdmin(client, new ConfigReloader(client, config, file), config, file, () -> { })) {
+            assertThat(admin.status()).extracting(AdminControl.ProxyState::name).containsExactly("web");
             await("check failed").atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
                 JsonNode web = status(webPort).get("tcp").get(0);
                 assertThat(web.get("status").asText()).isEqualTo("check failed");
@@ -67,6 +69,7 @@ class HealthStatusTest {
                     .contains("cannot connect");
 
             try (ServerSocket app = listen(appPort)) {
+                assertThat(app.getLocalPort()).isEqualTo(appPort);
                 await("passing again").atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
                     JsonNode web = status(webPort).get("tcp").get(0);
                     assertThat(web.get("status").asText()).as("registered; the server has not answered")

@@ -83,6 +83,7 @@ class HealthMonitorTest {
         assertThat(changes).as("a down app is reported once, not per check").isEmpty();
 
         try (ServerSocket back = listen(port)) {
+            assertThat(back.getLocalPort()).isEqualTo(port);
             HealthMonitor.Change restored = next();
             assertThat(restored.healthy()).isTrue();
             assertThat(monitor.healthy()).isTrue();
@@ -101,6 +102,7 @@ class HealthMonitorTest {
         Thread.sleep(2500);
         assertThat(changes).isEmpty();
         try (ServerSocket up = listen(port)) {
+            assertThat(up.getLocalPort()).isEqualTo(port);
             assertThat(next().healthy()).isTrue();
         }
     }
