@@ -10,7 +10,6 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
-import java.net.InetSocketAddress;
 
 /**
  * The public port of one tcp proxy. Every accepted connection goes to the session's
@@ -23,13 +22,13 @@ import java.net.InetSocketAddress;
 final class ProxyListener {
     private final ProxyRef proxy;
     private final SessionLink link;
-    private Channel serverChannel;
 
     ProxyListener(ProxyRef proxy, SessionLink link) {
         this.proxy = proxy;
         this.link = link;
     }
 
+    /** Binds the listening socket; the future's channel is it ({@link dev.tunnel.server.proxy.PublicPortBinding} closes it). */
     ChannelFuture bind(String host, int port) {
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(link.eventLoop(), link.eventLoop())
@@ -38,9 +37,7 @@ final class ProxyListener {
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .handler(new Acceptor())
                 .childHandler(new ChannelInboundHandlerAdapter()); // never reached: Acceptor takes every child
-        ChannelFuture future = bootstrap.bind(host, port);
-        serverChannel = future.channel();
-        return future;
+        return bootstrap.bind(host, port);
     }
 
     /** On the listening socket's pipeline: hands each accepted socket to the link before the bootstrap sees it. */
@@ -49,14 +46,5 @@ final class ProxyListener {
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             link.accept((Channel) msg, proxy);
         }
-    }
-
-    int port() {
-        return ((InetSocketAddress) serverChannel.localAddress()).getPort();
-    }
-
-    /** Closes the public port; returns the close future, or null if it was never bound. */
-    ChannelFuture close() {
-        return serverChannel == null ? null : serverChannel.close();
     }
 }
