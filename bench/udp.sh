@@ -119,7 +119,7 @@ head -c 10000000 /dev/urandom > "$WORK/big.bin"
 chmod 755 "$WORK"; chmod 644 "$WORK/big.bin"   # nginx's workers run as another user
 nginx_conf "$WORK" $NGINX | sed "s|location /ping|location /big { alias $WORK/big.bin; } location /ping|" > "$WORK/nginx.conf"
 start nginx nginx -c "$WORK/nginx.conf" -g "daemon off;"
-wait_port $NGINX; wait_port $IPERF; sleep 0.5
+wait_port $NGINX 60; wait_port $IPERF 60; sleep 0.5
 
 # ---- the tunnel: server, provider client, visitor client ----
 cat > "$WORK/server.toml" <<TOML
@@ -184,10 +184,10 @@ for f in server provider visitor; do
   java -jar "$jar" verify -c "$WORK/$f.toml" > "$WORK/verify-$f.log" 2>&1 || { cat "$WORK/verify-$f.log" >&2; exit 1; }
 done
 start server java -jar "$SERVER_JAR" -c "$WORK/server.toml"; SP=$LAST_PID
-wait_port $BIND
+wait_port $BIND 60
 start provider java -jar "$CLIENT_JAR" -c "$WORK/provider.toml"; PP=$LAST_PID
 start visitor java -jar "$CLIENT_JAR" -c "$WORK/visitor.toml"; VP=$LAST_PID
-wait_port $T_WEB; wait_port $V_WEB
+wait_port $T_WEB 60; wait_port $V_WEB 60
 wait_log "$WORK/provider.log" "proxy \[dns\] started"
 
 # ---- UDP echo ----
@@ -211,11 +211,12 @@ server_drops() { # the server's own drops of the iperf data proxy, all reasons
 }
 e0=$(rcvbuf_errors); s0=$(cpu_ticks $SP); p0=$(cpu_ticks $PP); d0=$(server_drops)
 python3 - "$SP" "$PP" "$T_IPERF" "$IPERF" > "$WORK/socket-drops.txt" <<'PY' &
-# Polls `ss -uampn` while iperf3 runs: the highest drop count (skmem d) each socket of the path
-# reached, summed per place. Sockets of iperf3 close at the end of its test, hence the polling.
+# Polls `ss -uampn` while iperf3 runs: how far the drop count (skmem d) of each socket of the path
+# rose, summed per place. Sockets of iperf3 close at the end of its test, hence the polling.
 import re, subprocess, sys, time
 server, provider, public, app = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 seen = {}
+base = None  # drops the sockets had before the run (the public socket lives on from the warm-up)
 end = time.time() + 60
 while time.time() < end:
     out = subprocess.run(["ss", "-uampnH"], capture_output=True, text=True).stdout
@@ -236,9 +237,11 @@ while time.time() < end:
             continue
         key = (place, local, peer, pid.group(1))
         seen[key] = max(seen.get(key, 0), int(d.group(1)))
+    if base is None:
+        base = dict(seen)
     totals = {}
-    for (place, *_), n in seen.items():
-        totals[place] = totals.get(place, 0) + n
+    for key, n in seen.items():
+        totals[key[0]] = totals.get(key[0], 0) + n - base.get(key, 0)
     sys.stdout.write(" ".join("%s=%d" % kv for kv in sorted(totals.items())) + "\n")
     sys.stdout.flush()
     time.sleep(0.2)
@@ -277,7 +280,7 @@ put stcp_10mb_intact "$([ "$want" = "$got" ] && echo yes || echo "no ($got, expe
 log "DNS with the provider behind an 80 ms link"
 stop $PP
 start link java -cp "$BENCH_JAR" dev.tunnel.bench.LinkEmulator --listen 127.0.0.1:$LINK --target 127.0.0.1:$BIND --delay-ms $DELAY_MS
-wait_port $LINK; sleep 1
+wait_port $LINK 60; sleep 1
 start provider-link java -jar "$CLIENT_JAR" -c "$WORK/provider-link.toml"
 wait_log "$WORK/provider-link.log" "proxy \[dns\] started" 30
 put dig_link_answer "$(dig @127.0.0.1 -p $T_DNS bench.lan A +short +time=3 +tries=1 | head -1)"
