@@ -316,8 +316,9 @@ ${iperf_kernel_drops_server_public} at the server's public socket, ${iperf_kerne
 iperf3's own socket at home and ${iperf_kernel_drops_client_relay} at the client's socket toward it
 (full receive buffers, \`ss -uampn\` polled during the run; \`RcvbufErrors\` of /proc/net/snmp
 counted ${iperf_tunnel_rcvbuf_errors} machine-wide); the server itself dropped ${iperf_server_tunnel_drops}
-(its \`tunnel_server_udp_dropped_datagrams_total\`); the rest is the home client's own drops (a full
-socket queue toward iperf3), which it logs. CPU time during the ${IPERF_T} s run: server
+(its \`tunnel_server_udp_dropped_datagrams_total\`); the home client logs its own (a full socket
+queue toward iperf3). iperf3 counts only the gaps before the last datagram it got, so these can
+add up to more than its loss. CPU time during the ${IPERF_T} s run: server
 ${iperf_server_cpu_s} s, client ${iperf_client_cpu_s} s.
 <!-- udp-bench:end -->
 MD
