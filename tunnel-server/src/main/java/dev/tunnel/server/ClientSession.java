@@ -208,7 +208,7 @@ final class ClientSession implements ProxySession {
             }
             proxies.put(request.proxyId(), new Registered(request.name(), request.type(), proxy, running));
             server.stats().proxyOpened(proxy.name(), request.type(), user, clientId, running.remotePort(),
-                    labels(request.options()), new ServerStats.Counted(proxy.traffic()));
+                    labels(request.options()), new ServerStats.Counted(proxy));
             reply.accept(new NewProxyResult(request.proxyId(), request.name(), running.remotePort(), "",
                     running.details()));
         });
@@ -234,7 +234,7 @@ final class ClientSession implements ProxySession {
             if (closing != null) {
                 closing.add(closed);
             }
-            server.stats().proxyClosed(proxy.ref().name(), new ServerStats.Counted(proxy.ref().traffic()));
+            server.stats().proxyClosed(proxy.ref().name(), new ServerStats.Counted(proxy.ref()));
             log.info("{} client {} proxy [{}] closed", mux.channel(), id, proxy.ref().name());
         }
     }

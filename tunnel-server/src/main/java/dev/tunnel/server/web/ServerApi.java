@@ -202,6 +202,9 @@ public final class ServerApi {
         json.writeNumberField("todayTrafficIn", p.todayIn());
         json.writeNumberField("todayTrafficOut", p.todayOut());
         json.writeNumberField("curConns", p.connections());
+        if (p.droppedDatagrams() != null) {
+            json.writeNumberField("droppedDatagrams", p.droppedDatagramsTotal()); // not in frp: a udp proxy's drops
+        }
         json.writeStringField("lastStartTime", frpTime(p.lastStartMillis()));
         json.writeStringField("lastCloseTime", frpTime(p.lastCloseMillis()));
         json.writeStringField("status", p.online() ? "online" : "offline");

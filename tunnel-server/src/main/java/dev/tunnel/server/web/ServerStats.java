@@ -1,6 +1,7 @@
 package dev.tunnel.server.web;
 
-import dev.tunnel.protocol.relay.TrafficCounter;
+import dev.tunnel.protocol.udp.UdpDrops;
+import dev.tunnel.server.proxy.ProxyRef;
 import java.time.Clock;
 import java.time.LocalDate;
 import java.time.ZoneId;
@@ -15,8 +16,8 @@ import java.util.concurrent.atomic.LongAdder;
  * The clients and proxies the server has seen, online and recently offline, as frp's dashboard
  * and API show them, plus the counters of events the tunnel adds (failed logins, public
  * connections refused by limits). Sessions report what happens to them; the API and /metrics
- * read it. Bytes and connections are read from the proxies' own counters; this table only
- * remembers what a closed proxy had counted and splits traffic into days.
+ * read it. Bytes, connections and a udp proxy's dropped datagrams are read from the proxies' own
+ * counters; this table only remembers what a closed proxy had counted and splits traffic into days.
  *
  * <p>Bounded: at most {@value #MAX_OFFLINE} offline clients and as many offline proxies are kept,
  * the longest offline dropped first.
@@ -34,26 +35,37 @@ public final class ServerStats {
         long bytesOut();
 
         long connections();
+
+        /** The datagrams it dropped, by reason, for a proxy of a UDP type; null for others. */
+        default UdpDrops datagramDrops() {
+            return null;
+        }
     }
 
     /**
-     * A proxy's {@link TrafficCounter} on the server: what the relays read from its public
-     * connections is "in", what they wrote to them "out", as frp counts. Equal for one counter.
+     * A proxy's counters on the server: what the relays read from its public connections (or
+     * its UDP socket) is "in", what they wrote to them "out", as frp counts; and, for a UDP type,
+     * its dropped datagrams. Equal for one proxy.
      */
-    public record Counted(TrafficCounter counter) implements Traffic {
+    public record Counted(ProxyRef proxy) implements Traffic {
         @Override
         public long bytesIn() {
-            return counter.snapshot().bytesRead();
+            return proxy.traffic().snapshot().bytesRead();
         }
 
         @Override
         public long bytesOut() {
-            return counter.snapshot().bytesWritten();
+            return proxy.traffic().snapshot().bytesWritten();
         }
 
         @Override
         public long connections() {
-            return counter.snapshot().open();
+            return proxy.traffic().snapshot().open();
+        }
+
+        @Override
+        public UdpDrops datagramDrops() {
+            return proxy.datagramDrops();
         }
     }
 
@@ -95,10 +107,20 @@ public final class ServerStats {
         long queueDelayNanos();
     }
 
-    /** A proxy as the API lists it. */
+    /**
+     * A proxy as the API lists it.
+     *
+     * @param droppedDatagrams for a proxy that ever carried datagrams, its drops so far indexed by
+     *                         {@link UdpDrops.Reason#ordinal()}; null otherwise
+     */
     record ProxyView(String name, String type, String user, String clientId, int remotePort, boolean online,
                      long todayIn, long todayOut, long totalIn, long totalOut, long connections,
-                     long lastStartMillis, long lastCloseMillis, ProxyLabels labels) {
+                     long lastStartMillis, long lastCloseMillis, ProxyLabels labels, long[] droppedDatagrams) {
+
+        /** Datagrams dropped for any reason; 0 for a proxy that carries none. */
+        long droppedDatagramsTotal() {
+            return droppedDatagrams == null ? 0 : java.util.Arrays.stream(droppedDatagrams).sum();
+        }
     }
 
     private static final class ClientEntry {
@@ -126,6 +148,8 @@ public final class ServerStats {
         Traffic live;
         long foldedIn;
         long foldedOut;
+        /** Drops of earlier runs of the proxy, by reason; null until it carried datagrams. */
+        long[] foldedDrops;
         long lastStart;
         long lastClose;
         DailyTraffic dayIn;
@@ -137,6 +161,18 @@ public final class ServerStats {
 
         long totalOut() {
             return foldedOut + (live == null ? 0 : live.bytesOut());
+        }
+
+        long[] drops() {
+            UdpDrops now = live == null ? null : live.datagramDrops();
+            if (now == null) {
+                return foldedDrops == null ? null : foldedDrops.clone();
+            }
+            long[] out = foldedDrops == null ? new long[UdpDrops.Reason.values().length] : foldedDrops.clone();
+            for (UdpDrops.Reason r : UdpDrops.Reason.values()) {
+                out[r.ordinal()] += now.count(r);
+            }
+            return out;
         }
     }
 
@@ -296,7 +332,7 @@ public final class ServerStats {
         sample(p, today);
         return new ProxyView(name, p.type, p.user, p.clientId, p.remotePort, p.online, p.dayIn.today(),
                 p.dayOut.today(), p.totalIn(), p.totalOut(), p.live == null ? 0 : p.live.connections(), p.lastStart,
-                p.lastClose, p.labels);
+                p.lastClose, p.labels, p.drops());
     }
 
     private static void sample(ProxyEntry p, LocalDate today) {
@@ -308,6 +344,7 @@ public final class ServerStats {
         if (p.live != null) {
             p.foldedIn += p.live.bytesIn();
             p.foldedOut += p.live.bytesOut();
+            p.foldedDrops = p.drops();
             p.live = null;
         }
     }

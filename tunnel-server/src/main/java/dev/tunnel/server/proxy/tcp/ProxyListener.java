@@ -10,7 +10,6 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
-import java.net.InetSocketAddress;
 import java.util.function.Consumer;
 
 /**
@@ -25,7 +24,6 @@ import java.util.function.Consumer;
 final class ProxyListener {
     private final SessionLink link;
     private final Consumer<Channel> sink;
-    private Channel serverChannel;
 
     /** A listener whose connections all go to {@code proxy} on {@code link}. */
     ProxyListener(ProxyRef proxy, SessionLink link) {
@@ -38,6 +36,7 @@ final class ProxyListener {
         this.sink = sink;
     }
 
+    /** Binds the listening socket; the future's channel is it ({@link dev.tunnel.server.proxy.PublicPortBinding} closes it). */
     ChannelFuture bind(String host, int port) {
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(link.eventLoop(), link.eventLoop())
@@ -46,9 +45,7 @@ final class ProxyListener {
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .handler(new Acceptor())
                 .childHandler(new ChannelInboundHandlerAdapter()); // never reached: Acceptor takes every child
-        ChannelFuture future = bootstrap.bind(host, port);
-        serverChannel = future.channel();
-        return future;
+        return bootstrap.bind(host, port);
     }
 
     /** On the listening socket's pipeline: hands each accepted socket to the link before the bootstrap sees it. */
@@ -57,14 +54,5 @@ final class ProxyListener {
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             sink.accept((Channel) msg);
         }
-    }
-
-    int port() {
-        return ((InetSocketAddress) serverChannel.localAddress()).getPort();
-    }
-
-    /** Closes the public port; returns the close future, or null if it was never bound. */
-    ChannelFuture close() {
-        return serverChannel == null ? null : serverChannel.close();
     }
 }

@@ -1,6 +1,5 @@
 package dev.tunnel.server.proxy.tcp;
 
-import dev.tunnel.protocol.ProtocolException;
 import dev.tunnel.server.proxy.ProxyRefusedException;
 import dev.tunnel.server.proxy.ProxyRequest;
 import dev.tunnel.server.proxy.ProxySession;
@@ -33,12 +32,9 @@ public final class TcpProxyType implements ServerProxyType {
     public Future<RunningProxy> start(ProxyRequest request, ProxySession session) {
         int remotePort;
         try {
-            remotePort = request.options().integer("remotePort", 0);
-        } catch (ProtocolException e) {
-            return failed(session, e.getMessage());
-        }
-        if (remotePort < 0 || remotePort > 65535) {
-            return failed(session, "remotePort: " + remotePort + " (expected: 0-65535)");
+            remotePort = request.remotePort();
+        } catch (ProxyRefusedException e) {
+            return session.link().eventLoop().newFailedFuture(e);
         }
         HAProxyProtocolVersion proxyProtocol;
         try {
