@@ -1,7 +1,8 @@
 package dev.tunnel.client;
 
 import dev.tunnel.client.config.ProxyConfig;
-import dev.tunnel.client.plugin.StaticFileServer;
+import dev.tunnel.client.plugin.LocalPlugin;
+import dev.tunnel.client.plugin.LocalPlugins;
 import dev.tunnel.client.proxy.ClientProxyType;
 import dev.tunnel.client.proxy.ClientProxyTypes;
 import dev.tunnel.client.proxy.LimitedDialer;
@@ -14,11 +15,9 @@ import dev.tunnel.protocol.Options;
 import dev.tunnel.protocol.relay.Bandwidth;
 import dev.tunnel.protocol.relay.TokenBucket;
 import dev.tunnel.protocol.relay.TrafficCounter;
-import dev.tunnel.protocol.transport.Transports;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -33,8 +32,8 @@ import org.slf4j.LoggerFactory;
  * reconnections and changes): what a login registers, what a stream's proxy id is looked up in,
  * and what changes on a live session. Adding a proxy sends {@code NEW_PROXY}, removing one sends
  * {@code CLOSE_PROXY} (the server closes its public side and its connections), changing one sends
- * both with the same id. A proxy served by the built-in {@code static_file} plugin gets its
- * plugin server started with it and stopped with it.
+ * both with the same id. A proxy served by a built-in plugin ({@code [proxies.plugin]}) gets
+ * the plugin started with it and stopped with it.
  *
  * <h3>Threading</h3>
  * Any thread. Lookups by id ({@link #get}) are lock-free (event loops call them per stream);
@@ -48,7 +47,7 @@ final class ProxyManager {
     private final EventLoopGroup group;
     private final Map<Integer, ProxyTarget> byId = new ConcurrentHashMap<>();
     private final Map<String, ProxyTarget> byName = new HashMap<>();
-    private final Map<String, StaticFileServer> plugins = new HashMap<>();
+    private final Map<String, LocalPlugin> plugins = new HashMap<>();
     private int nextId = 1;
     /** The control connection whose login carried the registrations, or null between sessions. */
     private Channel session;
@@ -122,7 +121,7 @@ final class ProxyManager {
         if (old == null) {
             throw new IllegalArgumentException("proxy [" + config.name + "] does not exist");
         }
-        StaticFileServer oldPlugin = plugins.remove(old.name());
+        LocalPlugin oldPlugin = plugins.remove(old.name());
         ProxyTarget proxy;
         try {
             proxy = build(old.id(), config, old.traffic());
@@ -150,7 +149,7 @@ final class ProxyManager {
         }
         byId.remove(proxy.id());
         send(new CloseProxy(proxy.id(), proxy.name()));
-        StaticFileServer plugin = plugins.remove(name);
+        LocalPlugin plugin = plugins.remove(name);
         if (plugin != null) {
             plugin.close();
         }
@@ -159,7 +158,7 @@ final class ProxyManager {
 
     /** Stops every plugin server (client shutdown). */
     synchronized void close() {
-        plugins.values().forEach(StaticFileServer::close);
+        plugins.values().forEach(LocalPlugin::close);
         plugins.clear();
     }
 
@@ -170,18 +169,15 @@ final class ProxyManager {
             throw new IllegalArgumentException("proxy [" + config.name + "]: type \"" + config.type
                     + "\" is not supported (supported: " + String.join(", ", types.names()) + ")");
         }
-        InetSocketAddress local;
-        if (config.plugin != null) {
-            StaticFileServer plugin = StaticFileServer.start(group, Transports.serverChannel(),
-                    Path.of(config.plugin.localPath), config.plugin.stripPrefix, config.plugin.httpUser,
-                    config.plugin.httpPassword);
-            plugins.put(config.name, plugin);
-            local = plugin.localAddress();
-        } else {
-            local = new InetSocketAddress(config.localIP, config.localPort);
-        }
         Options options = type.options(config);
-        LocalDialer dialer = type.dialer(config, local);
+        LocalDialer dialer;
+        if (config.plugin != null) {
+            LocalPlugin plugin = LocalPlugins.start(config.plugin, group);
+            plugins.put(config.name, plugin);
+            dialer = plugin.dialer();
+        } else {
+            dialer = type.dialer(config, new InetSocketAddress(config.localIP, config.localPort));
+        }
         long limit = Bandwidth.parse(config.transport.bandwidthLimit); // validated with the config
         if (limit > 0 && Bandwidth.MODE_SERVER.equals(config.transport.bandwidthLimitMode)) {
             options = Options.builder().putAll(options).put("transport.bandwidthLimit", config.transport.bandwidthLimit)

@@ -19,11 +19,7 @@ final class UnsupportedClientKeys {
             // per visitor (xtcp's own keys are reported with its type)
             "visitors.transport", "visitors.plugin", "visitors.enabled", "visitors.protocol", "visitors.keepTunnelOpen",
             "visitors.maxRetriesAnHour", "visitors.minRetryInterval", "visitors.fallbackTo",
-            "visitors.fallbackTimeoutMs", "visitors.natTraversal",
-            // keys of frp plugins other than static_file
-            "proxies.plugin.unixPath", "proxies.plugin.localAddr", "proxies.plugin.crtPath",
-            "proxies.plugin.keyPath", "proxies.plugin.hostHeaderRewrite", "proxies.plugin.requestHeaders",
-            "proxies.plugin.username", "proxies.plugin.password", "proxies.plugin.enableHTTP2");
+            "visitors.fallbackTimeoutMs", "visitors.natTraversal");
 
     private UnsupportedClientKeys() {
     }
