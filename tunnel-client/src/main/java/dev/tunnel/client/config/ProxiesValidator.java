@@ -19,7 +19,7 @@ final class ProxiesValidator {
     /** Every proxy type frp has; those this build does not register are "not supported yet". */
     static final List<String> FRP_PROXY_TYPES = List.of("tcp", "udp", "http", "https", "stcp", "xtcp", "sudp", "tcpmux");
     /** The proxy types whose connections a plugin can serve (byte streams, as in frp). */
-    static final List<String> PLUGIN_PROXY_TYPES = List.of("tcp", "http", "https", "stcp");
+    static final List<String> PLUGIN_PROXY_TYPES = List.of("tcp", "http", "https", "stcp", "tcpmux");
 
     private final ValueChecks checks;
     private final ClientProxyTypes types;

@@ -11,7 +11,7 @@ import java.util.List;
 public class ProxyConfig {
     /** Required, unique within the file. */
     public String name;
-    /** A type registered in {@code ClientProxyTypes}: "tcp", "udp", "stcp", "sudp". */
+    /** A type registered in {@code ClientProxyTypes}: "tcp", "udp", "http", "https", "stcp", "sudp", "tcpmux". */
     public String type = "tcp";
     /** Address of the local service. */
     public String localIP = "127.0.0.1";
@@ -41,6 +41,8 @@ public class ProxyConfig {
     public HeaderOperations responseHeaders = new HeaderOperations();
     /** http: serve only requests whose Basic auth user is this one; "" = any. */
     public String routeByHTTPUser = "";
+    /** tcpmux: how the server tells its proxies apart; only "httpconnect" (frp's only one). */
+    public String multiplexer = "";
     /** {@code [proxies.transport]}. */
     public ProxyTransport transport = new ProxyTransport();
     /** {@code [proxies.plugin]}: serve from a built-in plugin instead of localIP:localPort; null when absent. */

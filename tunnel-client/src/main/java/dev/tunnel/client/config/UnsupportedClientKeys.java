@@ -15,7 +15,7 @@ final class UnsupportedClientKeys {
             // per proxy
             "proxies.transport.useEncryption", "proxies.transport.useCompression",
             "proxies.loadBalancer", "proxies.healthCheck",
-            "proxies.annotations", "proxies.metadatas", "proxies.multiplexer", "proxies.enabled",
+            "proxies.annotations", "proxies.metadatas", "proxies.enabled",
             // per visitor (xtcp's own keys are reported with its type)
             "visitors.transport", "visitors.plugin", "visitors.enabled", "visitors.protocol", "visitors.keepTunnelOpen",
             "visitors.maxRetriesAnHour", "visitors.minRetryInterval", "visitors.fallbackTo",

@@ -154,7 +154,7 @@ class ClientConfigTest {
                 type = "virtual_net"
                 """)).containsExactly(
                 "c.toml:1: transport.protocol = \"kcp\" is not supported yet (supported: \"tcp\")",
-                "c.toml:4: proxies[0].type = \"xtcp\" is not supported yet (supported: \"tcp\", \"udp\", \"http\", \"https\", \"stcp\", \"sudp\")",
+                "c.toml:4: proxies[0].type = \"xtcp\" is not supported yet (supported: \"tcp\", \"udp\", \"http\", \"https\", \"stcp\", \"sudp\", \"tcpmux\")",
                 "c.toml:9: proxies[1].plugin.type = \"virtual_net\" is not supported yet (supported: \"static_file\","
                         + " \"unix_domain_socket\", \"http_proxy\", \"socks5\", \"tls2raw\", \"http2http\","
                         + " \"http2https\", \"https2http\", \"https2https\")");
@@ -223,7 +223,7 @@ class ClientConfigTest {
                 "c.toml:7: proxies[0].httpPassword: is set without httpUser",
                 "c.toml:8: proxies[0].transport.proxyProtocolVersion: \"v3\" (expected: \"\", \"v1\", \"v2\")",
                 "c.toml:14: proxies[1].httpUser: applies to http proxies only",
-                "c.toml:18: proxies[2].customDomains: applies to http and https proxies only");
+                "c.toml:18: proxies[2].customDomains: applies to http, https and tcpmux proxies only");
     }
 
     @Test
@@ -477,7 +477,7 @@ class ClientConfigTest {
                 "c.toml:7: proxies[1].plugin.httpUser: not a key of plugin \"socks5\" (its keys: type, password, username)",
                 "c.toml:10: proxies[2].plugin.keyPath: missing (proxies[2].plugin.crtPath and proxies[2].plugin.keyPath must be set together)",
                 "c.toml:11: proxies[2].plugin.localAddr: \"127.0.0.1\" (expected: host:port, e.g. 127.0.0.1:8080)",
-                "c.toml:16: proxies[3].plugin: a plugin serves byte streams only (proxy types tcp, http, https, stcp;"
+                "c.toml:16: proxies[3].plugin: a plugin serves byte streams only (proxy types tcp, http, https, stcp, tcpmux;"
                         + " type is \"udp\")",
                 "c.toml:21: proxies[4].plugin.enableHTTP2: true is not supported yet (the plugin speaks HTTP/1.1 to visitors;"
                         + " set false or remove the key)",
