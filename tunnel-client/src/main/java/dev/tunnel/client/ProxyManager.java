@@ -116,50 +116,63 @@ final class ProxyManager {
      *
      * @throws IllegalArgumentException if there is no such proxy or the type is unknown
      */
-    synchronized ProxyTarget update(ProxyConfig config) throws Exception {
-        ProxyTarget old = byName.get(config.name);
-        if (old == null) {
-            throw new IllegalArgumentException("proxy [" + config.name + "] does not exist");
-        }
-        LocalPlugin oldPlugin = plugins.remove(old.name());
+    ProxyTarget update(ProxyConfig config) throws Exception {
         ProxyTarget proxy;
-        try {
-            proxy = build(old.id(), config, old.traffic());
-        } catch (Exception e) {
-            if (oldPlugin != null) {
-                plugins.put(old.name(), oldPlugin);
+        LocalPlugin oldPlugin;
+        synchronized (this) {
+            ProxyTarget old = byName.get(config.name);
+            if (old == null) {
+                throw new IllegalArgumentException("proxy [" + config.name + "] does not exist");
             }
-            throw e;
+            oldPlugin = plugins.remove(old.name());
+            try {
+                proxy = build(old.id(), config, old.traffic());
+            } catch (Exception e) {
+                if (oldPlugin != null) {
+                    plugins.put(old.name(), oldPlugin);
+                }
+                throw e;
+            }
+            byName.put(proxy.name(), proxy);
+            byId.put(proxy.id(), proxy);
+            send(new CloseProxy(old.id(), old.name()));
+            send(newProxy(proxy));
         }
-        byName.put(proxy.name(), proxy);
-        byId.put(proxy.id(), proxy);
-        send(new CloseProxy(old.id(), old.name()));
-        send(newProxy(proxy));
         if (oldPlugin != null) {
-            oldPlugin.close();
+            oldPlugin.close(); // outside the lock: its connections' loops may be waiting for it
         }
         return proxy;
     }
 
     /** Removes proxy {@code name}: the server closes its public side and connections. False if unknown. */
-    synchronized boolean remove(String name) {
-        ProxyTarget proxy = byName.remove(name);
-        if (proxy == null) {
-            return false;
+    boolean remove(String name) {
+        LocalPlugin plugin;
+        synchronized (this) {
+            ProxyTarget proxy = byName.remove(name);
+            if (proxy == null) {
+                return false;
+            }
+            byId.remove(proxy.id());
+            send(new CloseProxy(proxy.id(), proxy.name()));
+            plugin = plugins.remove(name);
         }
-        byId.remove(proxy.id());
-        send(new CloseProxy(proxy.id(), proxy.name()));
-        LocalPlugin plugin = plugins.remove(name);
         if (plugin != null) {
-            plugin.close();
+            plugin.close(); // outside the lock: its connections' loops may be waiting for it
         }
         return true;
     }
 
-    /** Stops every plugin server (client shutdown). */
-    synchronized void close() {
-        plugins.values().forEach(LocalPlugin::close);
-        plugins.clear();
+    /**
+     * Stops every plugin (client shutdown). Plugins close outside the lock: closing waits for
+     * their connections, whose event loop may be waiting for this lock (a session ending).
+     */
+    void close() {
+        List<LocalPlugin> running;
+        synchronized (this) {
+            running = new ArrayList<>(plugins.values());
+            plugins.clear();
+        }
+        running.forEach(LocalPlugin::close);
     }
 
     /** The proxy's running form; {@code traffic} carries on across a change. */

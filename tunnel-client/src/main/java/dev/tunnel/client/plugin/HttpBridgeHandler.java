@@ -1,7 +1,6 @@
 package dev.tunnel.client.plugin;
 
 import dev.tunnel.protocol.relay.PipeRelay;
-import dev.tunnel.protocol.relay.RelayedSockets;
 import dev.tunnel.protocol.transport.Failures;
 import dev.tunnel.client.proxy.tcp.TcpDialer;
 import dev.tunnel.protocol.transport.Transports;
@@ -146,7 +145,12 @@ final class HttpBridgeHandler extends ChannelInboundHandlerAdapter {
 
     private void dial() {
         Channel visitor = ctx.channel();
-        ChannelFuture connecting = RelayedSockets.configure(new Bootstrap())
+        // Half-closure stays off: a response that ends with the connection (HTTP/1.0 style) must
+        // reach channelInactive, which ends the visitor's connection after the last bytes.
+        ChannelFuture connecting = new Bootstrap()
+                .option(ChannelOption.AUTO_READ, false)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.RCVBUF_ALLOCATOR, Transports.bulkReads())
                 .group(visitor.eventLoop())
                 .channel(Transports.socketChannel())
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, TcpDialer.CONNECT_TIMEOUT_MILLIS)

@@ -10,8 +10,11 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.ChannelGroupFuture;
 import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.EventExecutor;
 import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A plugin that speaks a protocol ({@code http_proxy}, {@code socks5}, {@code tls2raw}): a server on
@@ -23,6 +26,8 @@ import java.net.InetSocketAddress;
  * Thread-safe: {@link #close()} may be called from any thread.
  */
 final class LoopbackServer implements LocalPlugin {
+
+    static final int CLOSE_WAIT_SECONDS = 5;
 
     private final Channel serverChannel;
     private final ChannelGroup connections;
@@ -71,10 +76,19 @@ final class LoopbackServer implements LocalPlugin {
         return dialer;
     }
 
-    /** Stops listening and closes every open connection (and the outbound ones, which close with their peer). */
+    /**
+     * Stops listening and closes every open connection (the outbound ones close with their peer);
+     * waits up to {@value #CLOSE_WAIT_SECONDS} s for that, unless called on an event loop.
+     */
     @Override
     public void close() {
-        connections.close().syncUninterruptibly();
+        ChannelGroupFuture closed = connections.close();
+        for (EventExecutor loop : serverChannel.eventLoop().parent()) {
+            if (loop.inEventLoop()) {
+                return; // a loop may not wait for its own group
+            }
+        }
+        closed.awaitUninterruptibly(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS);
     }
 
 }
