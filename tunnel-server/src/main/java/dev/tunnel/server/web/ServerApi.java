@@ -33,11 +33,14 @@ public final class ServerApi {
     private final ServerConfig config;
     private final ServerStats stats;
     private final String version;
+    private final List<String> types;
 
-    public ServerApi(ServerConfig config, ServerStats stats, String version) {
+    /** {@code types}: the names of the proxy types this server serves (the dashboard lists each). */
+    public ServerApi(ServerConfig config, ServerStats stats, String version, List<String> types) {
         this.config = config;
         this.stats = stats;
         this.version = version;
+        this.types = List.copyOf(types);
     }
 
     /** Every route of the server's web server. */
@@ -53,7 +56,7 @@ public final class ServerApi {
             ServerMetrics metrics = new ServerMetrics(stats);
             routes.get("/metrics", r -> metrics.scrape());
         }
-        Dashboard.addTo(routes);
+        Dashboard.addTo(routes, types);
         return routes;
     }
 
@@ -66,12 +69,12 @@ public final class ServerApi {
             json.writeStartObject();
             json.writeStringField("version", version);
             json.writeNumberField("bindPort", config.bindPort);
-            json.writeNumberField("vhostHTTPPort", 0);
-            json.writeNumberField("vhostHTTPSPort", 0);
+            json.writeNumberField("vhostHTTPPort", config.vhostHTTPPort);
+            json.writeNumberField("vhostHTTPSPort", config.vhostHTTPSPort);
             json.writeNumberField("tcpmuxHTTPConnectPort", 0);
             json.writeNumberField("kcpBindPort", 0);
             json.writeNumberField("quicBindPort", 0);
-            json.writeStringField("subdomainHost", "");
+            json.writeStringField("subdomainHost", config.subDomainHost);
             json.writeNumberField("maxPoolCount", config.transport.maxPoolCount);
             json.writeNumberField("maxPortsPerClient", config.maxPortsPerClient);
             json.writeNumberField("heartbeatTimeout", config.transport.heartbeatTimeout);
@@ -140,7 +143,7 @@ public final class ServerApi {
         String status = r.query("status");
         List<ServerStats.ClientView> clients = stats.clients().stream()
                 .filter(c -> user == null || user.isEmpty() || c.user().equals(user))
-                .filter(c -> clientId == null || clientId.isEmpty() || c.key().equals(clientId))
+                .filter(c -> clientId == null || clientId.isEmpty() || c.clientId().equals(clientId))
                 .filter(c -> runId == null || runId.isEmpty() || c.runId().equals(runId))
                 .filter(c -> status == null || !status.equalsIgnoreCase("online") || c.online())
                 .filter(c -> status == null || !status.equalsIgnoreCase("offline") || !c.online())
@@ -151,7 +154,7 @@ public final class ServerApi {
                 json.writeStartObject();
                 json.writeStringField("key", c.key());
                 json.writeStringField("user", c.user());
-                json.writeStringField("clientID", c.key());
+                json.writeStringField("clientID", c.clientId());
                 json.writeStringField("runID", c.runId());
                 json.writeStringField("version", c.version());
                 json.writeStringField("hostname", c.hostname());
@@ -162,6 +165,7 @@ public final class ServerApi {
                     json.writeNumberField("disconnectedAt", c.disconnectedAt());
                 }
                 json.writeBooleanField("online", c.online());
+                writeMap(json, "metas", c.metas());
                 if (c.online() && c.rttNanos() > 0) {
                     json.writeNumberField("rttMillis", c.rttNanos() / 1e6);
                 }
@@ -179,6 +183,14 @@ public final class ServerApi {
             json.writeStringField("name", p.name());
             json.writeStringField("type", p.type());
             json.writeNumberField("remotePort", p.remotePort());
+            writeMap(json, "metadatas", p.labels().metadatas());
+            writeMap(json, "annotations", p.labels().annotations());
+            if (!p.labels().group().isEmpty()) {
+                // the group only: its key is a secret
+                json.writeObjectFieldStart("loadBalancer");
+                json.writeStringField("group", p.labels().group());
+                json.writeEndObject();
+            }
             json.writeEndObject();
         } else {
             json.writeNullField("conf");
@@ -193,6 +205,18 @@ public final class ServerApi {
         json.writeStringField("lastStartTime", frpTime(p.lastStartMillis()));
         json.writeStringField("lastCloseTime", frpTime(p.lastCloseMillis()));
         json.writeStringField("status", p.online() ? "online" : "offline");
+        json.writeEndObject();
+    }
+
+    /** {@code name: {k: v, ...}}, omitted when empty (frp's {@code omitempty}). */
+    private static void writeMap(JsonGenerator json, String name, java.util.Map<String, String> map) throws IOException {
+        if (map.isEmpty()) {
+            return;
+        }
+        json.writeObjectFieldStart(name);
+        for (java.util.Map.Entry<String, String> e : new java.util.TreeMap<>(map).entrySet()) {
+            json.writeStringField(e.getKey(), e.getValue());
+        }
         json.writeEndObject();
     }
 
