@@ -2,7 +2,8 @@ package dev.tunnel.client;
 
 import dev.tunnel.client.config.ProxyConfig;
 import dev.tunnel.client.health.HealthMonitor;
-import dev.tunnel.client.plugin.StaticFileServer;
+import dev.tunnel.client.plugin.LocalPlugin;
+import dev.tunnel.client.plugin.LocalPlugins;
 import dev.tunnel.client.proxy.ClientProxyType;
 import dev.tunnel.client.proxy.ClientProxyTypes;
 import dev.tunnel.client.proxy.LimitedDialer;
@@ -20,7 +21,6 @@ import dev.tunnel.protocol.transport.Transports;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -35,8 +35,8 @@ import org.slf4j.LoggerFactory;
  * reconnections and changes): what a login registers, what a stream's proxy id is looked up in,
  * and what changes on a live session. Adding a proxy sends {@code NEW_PROXY}, removing one sends
  * {@code CLOSE_PROXY} (the server closes its public side and its connections), changing one sends
- * both with the same id. A proxy served by the built-in {@code static_file} plugin gets its
- * plugin server started with it and stopped with it.
+ * both with the same id. A proxy served by a built-in plugin ({@code [proxies.plugin]}) gets
+ * the plugin started with it and stopped with it.
  *
  * <p>A proxy with a {@code healthCheck} has a {@link HealthMonitor}: it is registered only while
  * its local app passes the checks. A failing app withdraws it ({@code CLOSE_PROXY}: the server
@@ -55,7 +55,7 @@ final class ProxyManager {
     private final EventLoopGroup group;
     private final Map<Integer, ProxyTarget> byId = new ConcurrentHashMap<>();
     private final Map<String, ProxyTarget> byName = new HashMap<>();
-    private final Map<String, StaticFileServer> plugins = new HashMap<>();
+    private final Map<String, LocalPlugin> plugins = new HashMap<>();
     private final Map<String, HealthMonitor> monitors = new HashMap<>();
     /** Proxies withdrawn by their health check, with the last failure ("" before the first check). */
     private final Map<String, String> withdrawn = new HashMap<>();
@@ -131,56 +131,70 @@ final class ProxyManager {
      *
      * @throws IllegalArgumentException if there is no such proxy or the type is unknown
      */
-    synchronized ProxyTarget update(ProxyConfig config) throws Exception {
-        ProxyTarget old = byName.get(config.name);
-        if (old == null) {
-            throw new IllegalArgumentException("proxy [" + config.name + "] does not exist");
-        }
-        StaticFileServer oldPlugin = plugins.remove(old.name());
+    ProxyTarget update(ProxyConfig config) throws Exception {
         ProxyTarget proxy;
-        try {
-            proxy = build(old.id(), config, old.traffic());
-        } catch (Exception e) {
-            if (oldPlugin != null) {
-                plugins.put(old.name(), oldPlugin);
+        LocalPlugin oldPlugin;
+        synchronized (this) {
+            ProxyTarget old = byName.get(config.name);
+            if (old == null) {
+                throw new IllegalArgumentException("proxy [" + config.name + "] does not exist");
             }
-            throw e;
-        }
-        byName.put(proxy.name(), proxy);
-        byId.put(proxy.id(), proxy);
-        stopMonitor(old.name());
-        send(new CloseProxy(old.id(), old.name()));
-        if (!monitor(config)) {
-            send(newProxy(proxy));
+            oldPlugin = plugins.remove(old.name());
+            try {
+                proxy = build(old.id(), config, old.traffic());
+            } catch (Exception e) {
+                if (oldPlugin != null) {
+                    plugins.put(old.name(), oldPlugin);
+                }
+                throw e;
+            }
+            byName.put(proxy.name(), proxy);
+            byId.put(proxy.id(), proxy);
+            stopMonitor(old.name());
+            send(new CloseProxy(old.id(), old.name()));
+            if (!monitor(config)) {
+                send(newProxy(proxy));
+            }
         }
         if (oldPlugin != null) {
-            oldPlugin.close();
+            oldPlugin.close(); // outside the lock: its connections' loops may be waiting for it
         }
         return proxy;
     }
 
     /** Removes proxy {@code name}: the server closes its public side and connections. False if unknown. */
-    synchronized boolean remove(String name) {
-        ProxyTarget proxy = byName.remove(name);
-        if (proxy == null) {
-            return false;
+    boolean remove(String name) {
+        LocalPlugin plugin;
+        synchronized (this) {
+            ProxyTarget proxy = byName.remove(name);
+            if (proxy == null) {
+                return false;
+            }
+            byId.remove(proxy.id());
+            stopMonitor(name);
+            send(new CloseProxy(proxy.id(), proxy.name()));
+            plugin = plugins.remove(name);
         }
-        byId.remove(proxy.id());
-        stopMonitor(name);
-        send(new CloseProxy(proxy.id(), proxy.name()));
-        StaticFileServer plugin = plugins.remove(name);
         if (plugin != null) {
-            plugin.close();
+            plugin.close(); // outside the lock: its connections' loops may be waiting for it
         }
         return true;
     }
 
-    /** Stops every plugin server (client shutdown). */
-    synchronized void close() {
-        plugins.values().forEach(StaticFileServer::close);
-        plugins.clear();
-        monitors.values().forEach(HealthMonitor::stop);
-        monitors.clear();
+    /**
+     * Stops every plugin and health check (client shutdown). Plugins close outside the lock:
+     * closing waits for their connections, whose event loop may be waiting for this lock (a
+     * session ending).
+     */
+    void close() {
+        List<LocalPlugin> running;
+        synchronized (this) {
+            running = new ArrayList<>(plugins.values());
+            plugins.clear();
+            monitors.values().forEach(HealthMonitor::stop);
+            monitors.clear();
+        }
+        running.forEach(LocalPlugin::close);
     }
 
     /**
@@ -239,18 +253,15 @@ final class ProxyManager {
             throw new IllegalArgumentException("proxy [" + config.name + "]: type \"" + config.type
                     + "\" is not supported (supported: " + String.join(", ", types.names()) + ")");
         }
-        InetSocketAddress local;
-        if (config.plugin != null) {
-            StaticFileServer plugin = StaticFileServer.start(group, Transports.serverChannel(),
-                    Path.of(config.plugin.localPath), config.plugin.stripPrefix, config.plugin.httpUser,
-                    config.plugin.httpPassword);
-            plugins.put(config.name, plugin);
-            local = plugin.localAddress();
-        } else {
-            local = new InetSocketAddress(config.localIP, config.localPort);
-        }
         Options options = withCommonKeys(type.options(config), config);
-        LocalDialer dialer = type.dialer(config, local);
+        LocalDialer dialer;
+        if (config.plugin != null) {
+            LocalPlugin plugin = LocalPlugins.start(config.plugin, group);
+            plugins.put(config.name, plugin);
+            dialer = plugin.dialer();
+        } else {
+            dialer = type.dialer(config, new InetSocketAddress(config.localIP, config.localPort));
+        }
         long limit = Bandwidth.parse(config.transport.bandwidthLimit); // validated with the config
         if (limit > 0 && Bandwidth.MODE_SERVER.equals(config.transport.bandwidthLimitMode)) {
             options = Options.builder().putAll(options).put("transport.bandwidthLimit", config.transport.bandwidthLimit)

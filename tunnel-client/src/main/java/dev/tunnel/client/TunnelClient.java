@@ -63,7 +63,7 @@ import org.slf4j.LoggerFactory;
  * <p>Threads: one group of {@code transport.eventLoopThreads} loops (default one per core); the
  * tunnel connection and every local connection of its streams run on one loop of it; work
  * connections are spread over the group, each with its local connection on its own loop; the
- * static_file plugins' connections run on the others.
+ * plugins' loopback servers (and the connections they open) run on the others.
  */
 public final class TunnelClient implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TunnelClient.class);

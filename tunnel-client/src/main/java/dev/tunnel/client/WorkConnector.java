@@ -169,9 +169,9 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
             return;
         }
         PipeRelay[] localEnd = new PipeRelay[1];
-        ChannelInitializer<SocketChannel> attach = new ChannelInitializer<>() {
+        ChannelInitializer<Channel> attach = new ChannelInitializer<>() { // a TCP or a Unix socket
             @Override
-            protected void initChannel(SocketChannel ch) {
+            protected void initChannel(Channel ch) {
                 localEnd[0] = PipeRelay.attach(ch).counted(proxy.traffic());
             }
         };

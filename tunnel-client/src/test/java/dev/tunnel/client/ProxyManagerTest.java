@@ -66,7 +66,7 @@ class ProxyManagerTest {
         ProxyConfig xtcp = proxy("p2p", 22, 0);
         xtcp.type = "xtcp";
         assertThatThrownBy(() -> proxies.add(xtcp))
-                .hasMessage("proxy [p2p]: type \"xtcp\" is not supported (supported: tcp, udp, http, https, stcp, sudp)");
+                .hasMessage("proxy [p2p]: type \"xtcp\" is not supported (supported: tcp, udp, http, https, stcp, sudp, tcpmux)");
         assertThat(proxies.remove("nope")).isFalse();
     }
 

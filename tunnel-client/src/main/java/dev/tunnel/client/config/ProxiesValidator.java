@@ -18,8 +18,8 @@ final class ProxiesValidator {
 
     /** Every proxy type frp has; those this build does not register are "not supported yet". */
     static final List<String> FRP_PROXY_TYPES = List.of("tcp", "udp", "http", "https", "stcp", "xtcp", "sudp", "tcpmux");
-    static final List<String> FRP_PLUGIN_TYPES = List.of("http_proxy", "socks5", "unix_domain_socket", "http2https",
-            "https2http", "https2https", "http2http", "tls2raw");
+    /** The proxy types whose connections a plugin can serve (byte streams, as in frp). */
+    static final List<String> PLUGIN_PROXY_TYPES = List.of("tcp", "http", "https", "stcp", "tcpmux");
 
     private final ValueChecks checks;
     private final ClientProxyTypes types;
@@ -114,8 +114,9 @@ final class ProxiesValidator {
                 checks.port(key + ".localPort", p.localPort);
             }
         } else {
-            checks.check("tcp".equals(p.type), key + ".plugin", "a plugin serves TCP only (type is \"" + p.type + "\")");
-            plugin(key + ".plugin", p.plugin);
+            checks.check(PLUGIN_PROXY_TYPES.contains(p.type), key + ".plugin", "a plugin serves byte streams only"
+                    + " (proxy types " + String.join(", ", PLUGIN_PROXY_TYPES) + "; type is \"" + p.type + "\")");
+            new PluginValidator(checks).validate(key + ".plugin", p.plugin);
         }
     }
 
@@ -157,11 +158,5 @@ final class ProxiesValidator {
                 "longer than " + Metadata.MAX_NAME + " characters");
         checks.check(lb.groupKey.length() <= Metadata.MAX_VALUE, key + ".loadBalancer.groupKey",
                 "longer than " + Metadata.MAX_VALUE + " characters");
-    }
-
-    private void plugin(String key, PluginConfig plugin) {
-        if (checks.oneOf(key + ".type", plugin.type, List.of("static_file"), FRP_PLUGIN_TYPES)) {
-            checks.directory(key + ".localPath", plugin.localPath);
-        }
     }
 }

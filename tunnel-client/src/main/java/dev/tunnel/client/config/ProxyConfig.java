@@ -15,7 +15,7 @@ public class ProxyConfig {
     public String name;
     /** false = the proxy is not run (frp's {@code enabled}; its keys are still checked). */
     public boolean enabled = true;
-    /** A type registered in {@code ClientProxyTypes}: "tcp", "udp", "stcp", "sudp". */
+    /** A type registered in {@code ClientProxyTypes}: "tcp", "udp", "http", "https", "stcp", "sudp", "tcpmux". */
     public String type = "tcp";
     /** Address of the local service. */
     public String localIP = "127.0.0.1";
@@ -45,6 +45,8 @@ public class ProxyConfig {
     public HeaderOperations responseHeaders = new HeaderOperations();
     /** http: serve only requests whose Basic auth user is this one; "" = any. */
     public String routeByHTTPUser = "";
+    /** tcpmux: how the server tells its proxies apart; only "httpconnect" (frp's only one). */
+    public String multiplexer = "";
     /** {@code [proxies.transport]}. */
     public ProxyTransport transport = new ProxyTransport();
     /** {@code [proxies.healthCheck]}: checks of the local app; the proxy is withdrawn while they fail. */

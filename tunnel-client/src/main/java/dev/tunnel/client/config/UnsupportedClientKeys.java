@@ -12,15 +12,11 @@ final class UnsupportedClientKeys {
             "transport.proxyURL", "transport.quic",
             "webServer.assetsDir", "webServer.tls.trustedCaFile", "webServer.tls.serverName",
             // per proxy
-            "proxies.multiplexer", "proxies.natTraversal",
+            "proxies.natTraversal",
             // per visitor (xtcp's own keys are reported with its type)
             "visitors.plugin", "visitors.protocol", "visitors.keepTunnelOpen",
             "visitors.maxRetriesAnHour", "visitors.minRetryInterval", "visitors.fallbackTo",
-            "visitors.fallbackTimeoutMs", "visitors.natTraversal",
-            // keys of frp plugins other than static_file
-            "proxies.plugin.unixPath", "proxies.plugin.localAddr", "proxies.plugin.crtPath",
-            "proxies.plugin.keyPath", "proxies.plugin.hostHeaderRewrite", "proxies.plugin.requestHeaders",
-            "proxies.plugin.username", "proxies.plugin.password", "proxies.plugin.enableHTTP2");
+            "visitors.fallbackTimeoutMs", "visitors.natTraversal");
 
     private UnsupportedClientKeys() {
     }

@@ -1,5 +1,7 @@
 package dev.tunnel.client.plugin;
 
+import dev.tunnel.client.proxy.LocalDialer;
+import dev.tunnel.client.proxy.tcp.TcpDialer;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
@@ -18,7 +20,7 @@ import java.nio.file.Path;
  * <p>It is plaintext because it only listens on loopback; the tunnel carries it over TLS. Files go
  * out zero-copy as file regions. Thread-safe: {@link #close()} may be called from any thread.
  */
-public final class StaticFileServer implements AutoCloseable {
+public final class StaticFileServer implements LocalPlugin {
 
     private final Channel serverChannel;
     private final ChannelGroup connections;
@@ -57,6 +59,11 @@ public final class StaticFileServer implements AutoCloseable {
     /** The bound loopback address to forward to. */
     public InetSocketAddress localAddress() {
         return (InetSocketAddress) serverChannel.localAddress();
+    }
+
+    @Override
+    public LocalDialer dialer() {
+        return new TcpDialer(localAddress());
     }
 
     /** Stops listening and closes every open connection; waits until they are closed. */

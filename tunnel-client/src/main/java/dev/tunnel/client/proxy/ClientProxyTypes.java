@@ -4,6 +4,7 @@ import dev.tunnel.client.proxy.secret.SecretClientType;
 import dev.tunnel.client.proxy.http.HttpClientType;
 import dev.tunnel.client.proxy.http.HttpsClientType;
 import dev.tunnel.client.proxy.tcp.TcpClientType;
+import dev.tunnel.client.proxy.tcpmux.TcpMuxClientType;
 import dev.tunnel.client.proxy.udp.UdpClientType;
 import dev.tunnel.protocol.Capabilities;
 import java.util.ArrayList;
@@ -29,7 +30,8 @@ public final class ClientProxyTypes {
                 .register(new HttpClientType())
                 .register(new HttpsClientType())
                 .register(new SecretClientType("stcp", false))
-                .register(new SecretClientType("sudp", true));
+                .register(new SecretClientType("sudp", true))
+                .register(new TcpMuxClientType());
     }
 
     /** Adds {@code type}; a name registered twice is a programming error. */

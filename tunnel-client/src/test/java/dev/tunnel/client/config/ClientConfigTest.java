@@ -151,13 +151,13 @@ class ClientConfigTest {
                 [[proxies]]
                 name = "sock"
                 [proxies.plugin]
-                type = "socks5"
-                username = "u"
+                type = "virtual_net"
                 """)).containsExactly(
                 "c.toml:1: transport.protocol = \"kcp\" is not supported yet (supported: \"tcp\")",
-                "c.toml:4: proxies[0].type = \"xtcp\" is not supported yet (supported: \"tcp\", \"udp\", \"http\", \"https\", \"stcp\", \"sudp\")",
-                "c.toml:9: proxies[1].plugin.type = \"socks5\" is not supported yet (supported: \"static_file\")",
-                "c.toml:10: \"proxies[1].plugin.username\" is an frp setting that tunnel does not support yet");
+                "c.toml:4: proxies[0].type = \"xtcp\" is not supported yet (supported: \"tcp\", \"udp\", \"http\", \"https\", \"stcp\", \"sudp\", \"tcpmux\")",
+                "c.toml:9: proxies[1].plugin.type = \"virtual_net\" is not supported yet (supported: \"static_file\","
+                        + " \"unix_domain_socket\", \"http_proxy\", \"socks5\", \"tls2raw\", \"http2http\","
+                        + " \"http2https\", \"https2http\", \"https2https\")");
     }
 
     @Test
@@ -223,7 +223,7 @@ class ClientConfigTest {
                 "c.toml:7: proxies[0].httpPassword: is set without httpUser",
                 "c.toml:8: proxies[0].transport.proxyProtocolVersion: \"v3\" (expected: \"\", \"v1\", \"v2\")",
                 "c.toml:14: proxies[1].httpUser: applies to http proxies only",
-                "c.toml:18: proxies[2].customDomains: applies to http and https proxies only");
+                "c.toml:18: proxies[2].customDomains: applies to http, https and tcpmux proxies only");
     }
 
     @Test
@@ -513,6 +513,101 @@ class ClientConfigTest {
                 """)).containsExactly(
                 "c.toml:4: proxies[0].plugin.localPath: directory \"./nope\" does not exist (looked for " + dir.resolve("nope") + ")",
                 "c.toml:7: proxies[1].plugin.localPath: missing (required)");
+    }
+
+    @Test
+    void readsFrpcPluginKeys() throws Exception {
+        ClientConfig cfg = parse("""
+                [[proxies]]
+                name = "plugin_unix_domain_socket"
+                remotePort = 6003
+                [proxies.plugin]
+                type = "unix_domain_socket"
+                unixPath = "/var/run/docker.sock"
+                [[proxies]]
+                name = "plugin_http_proxy"
+                remotePort = 6004
+                [proxies.plugin]
+                type = "http_proxy"
+                httpUser = "abc"
+                httpPassword = "abc"
+                [[proxies]]
+                name = "plugin_socks5"
+                remotePort = 6005
+                [proxies.plugin]
+                type = "socks5"
+                username = "abc"
+                password = "abd"
+                [[proxies]]
+                name = "plugin_tls2raw"
+                remotePort = 6008
+                [proxies.plugin]
+                type = "tls2raw"
+                localAddr = "127.0.0.1:80"
+                [[proxies]]
+                name = "plugin_https2http"
+                type = "https"
+                customDomains = ["test.yourdomain.com"]
+                [proxies.plugin]
+                type = "https2http"
+                localAddr = "127.0.0.1:80"
+                hostHeaderRewrite = "127.0.0.1"
+                requestHeaders.set.x-from-where = "frp"
+                enableHTTP2 = false
+                """);
+        assertThat(cfg.proxies.get(0).plugin.unixPath).isEqualTo("/var/run/docker.sock");
+        assertThat(cfg.proxies.get(1).plugin.httpPassword).isEqualTo("abc");
+        assertThat(cfg.proxies.get(2).plugin.username).isEqualTo("abc");
+        assertThat(cfg.proxies.get(2).plugin.password).isEqualTo("abd");
+        assertThat(cfg.proxies.get(3).plugin.localAddr).isEqualTo("127.0.0.1:80");
+        assertThat(cfg.proxies.get(3).plugin.crtPath).isEmpty();
+        PluginConfig bridge = cfg.proxies.get(4).plugin;
+        assertThat(bridge.hostHeaderRewrite).isEqualTo("127.0.0.1");
+        assertThat(bridge.requestHeaders.set).containsEntry("x-from-where", "frp");
+        assertThat(bridge.enableHTTP2).isFalse();
+    }
+
+    @Test
+    void pluginKeysAreCheckedPerType() throws Exception {
+        Files.writeString(dir.resolve("server.crt"), "cert");
+        assertThat(messages("""
+                [[proxies]]
+                name = "a"
+                plugin.type = "unix_domain_socket"
+                [[proxies]]
+                name = "b"
+                plugin.type = "socks5"
+                plugin.httpUser = "u"
+                [[proxies]]
+                name = "c"
+                plugin.type = "tls2raw"
+                plugin.localAddr = "127.0.0.1"
+                plugin.crtPath = "server.crt"
+                [[proxies]]
+                name = "d"
+                type = "udp"
+                plugin.type = "http_proxy"
+                [[proxies]]
+                name = "e"
+                plugin.type = "https2http"
+                plugin.localAddr = "127.0.0.1:80"
+                plugin.enableHTTP2 = true
+                [[proxies]]
+                name = "f"
+                plugin.type = "http2http"
+                plugin.localAddr = "127.0.0.1:80"
+                plugin.crtPath = "server.crt"
+                """)).containsExactly(
+                "c.toml:3: proxies[0].plugin.unixPath: missing (required)",
+                "c.toml:7: proxies[1].plugin.httpUser: not a key of plugin \"socks5\" (its keys: type, password, username)",
+                "c.toml:10: proxies[2].plugin.keyPath: missing (proxies[2].plugin.crtPath and proxies[2].plugin.keyPath must be set together)",
+                "c.toml:11: proxies[2].plugin.localAddr: \"127.0.0.1\" (expected: host:port, e.g. 127.0.0.1:8080)",
+                "c.toml:16: proxies[3].plugin: a plugin serves byte streams only (proxy types tcp, http, https, stcp, tcpmux;"
+                        + " type is \"udp\")",
+                "c.toml:21: proxies[4].plugin.enableHTTP2: true is not supported yet (the plugin speaks HTTP/1.1 to visitors;"
+                        + " set false or remove the key)",
+                "c.toml:26: proxies[5].plugin.crtPath: not a key of plugin \"http2http\" (its keys: type, hostHeaderRewrite,"
+                        + " localAddr, requestHeaders)");
     }
 
     @Test

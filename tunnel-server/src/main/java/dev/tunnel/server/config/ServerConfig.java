@@ -47,6 +47,10 @@ public class ServerConfig {
     public int vhostHTTPTimeout = 60;
     /** Domain under which clients may take {@code subdomain}s: subdomain "web" serves web.subDomainHost; "" = off. */
     public String subDomainHost = "";
+    /** Shared port for {@code type = "tcpmux"} proxies: HTTP CONNECT routed by host; 0 = off. */
+    public int tcpmuxHTTPConnectPort = 0;
+    /** tcpmux: forward the CONNECT head to the local app instead of answering it with 200. */
+    public boolean tcpmuxPassthrough = false;
     /** HTML file served for a host no http proxy serves (404); null = the built-in page. */
     public String custom404Page;
     public Auth auth = new Auth();

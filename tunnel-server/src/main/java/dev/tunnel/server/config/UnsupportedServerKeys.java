@@ -6,7 +6,7 @@ import dev.tunnel.config.UnsupportedKeys;
 final class UnsupportedServerKeys {
 
     static final UnsupportedKeys KEYS = UnsupportedKeys.of(
-            "kcpBindPort", "quicBindPort", "tcpmuxHTTPConnectPort", "tcpmuxPassthrough",
+            "kcpBindPort", "quicBindPort",
             "webServer.assetsDir", "webServer.tls.trustedCaFile", "webServer.tls.serverName",
             "natholeAnalysisDataReserveHours",
             "httpPlugins", "sshTunnelGateway",

@@ -5,6 +5,7 @@ import dev.tunnel.server.proxy.secret.SecretProxies;
 import dev.tunnel.server.proxy.secret.SecretProxyType;
 import dev.tunnel.server.proxy.http.VhostProxyType;
 import dev.tunnel.server.proxy.tcp.TcpProxyType;
+import dev.tunnel.server.proxy.tcpmux.TcpMuxProxyType;
 import dev.tunnel.server.proxy.udp.UdpProxyType;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -32,7 +33,8 @@ public final class ServerProxyTypes {
                 .register(VhostProxyType.http())
                 .register(VhostProxyType.https())
                 .register(new SecretProxyType("stcp", secrets))
-                .register(new SecretProxyType("sudp", secrets));
+                .register(new SecretProxyType("sudp", secrets))
+                .register(new TcpMuxProxyType());
     }
 
     /** Adds {@code type}; a name registered twice is a programming error. */

@@ -132,7 +132,7 @@ class ServerConfigTest {
     @Test
     void unsupportedFrpSettings() {
         assertThat(messages("""
-                tcpmuxHTTPConnectPort = 1337
+                kcpBindPort = 7000
                 [webServer]
                 assetsDir = "./static"
                 [auth]
@@ -141,7 +141,7 @@ class ServerConfigTest {
                 [sshTunnelGateway]
                 bindPort = 2200
                 """)).containsExactly(
-                "s.toml:1: \"tcpmuxHTTPConnectPort\" is an frp setting that tunnel does not support yet",
+                "s.toml:1: \"kcpBindPort\" is an frp setting that tunnel does not support yet",
                 "s.toml:3: \"webServer.assetsDir\" is an frp setting that tunnel does not support yet",
                 "s.toml:5: auth.method = \"oidc\" is not supported yet (supported: \"token\")",
                 "s.toml:6: \"auth.oidc.issuer\" is an frp setting that tunnel does not support yet",
@@ -160,6 +160,12 @@ class ServerConfigTest {
                 """);
         assertThat(set.transport.tcpKeepalive).isEqualTo(-1);
         assertThat(set.detailedErrorsToClient).isFalse();
+    }
+
+    @Test
+    void tcpmuxPortMustBeItsOwn() {
+        assertThat(messages("bindPort = 7000\ntcpmuxHTTPConnectPort = 7000\ntcpmuxPassthrough = true\n")).containsExactly(
+                "s.toml:2: tcpmuxHTTPConnectPort: 7000 is also bindPort (expected: another port)");
     }
 
     @Test

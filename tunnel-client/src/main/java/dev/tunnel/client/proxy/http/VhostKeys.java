@@ -47,10 +47,35 @@ public final class VhostKeys {
         }
     }
 
+    /**
+     * The checks of a tcpmux proxy at {@code key}: a domain as for http and https; of the http
+     * keys only {@code httpUser}, {@code httpPassword} and {@code routeByHTTPUser} apply.
+     */
+    public static void validateTcpMux(ProxyConfig p, String key, ValueChecks checks) {
+        checks.check(!p.customDomains.isEmpty() || !p.subdomain.isEmpty(), key + ".customDomains",
+                "missing: a tcpmux proxy needs customDomains or subdomain (or both)");
+        for (int i = 0; i < p.customDomains.size(); i++) {
+            String d = p.customDomains.get(i);
+            checks.check(d != null && !d.isBlank() && d.chars().noneMatch(c -> c <= ' ' || c == '/' || c == ':'),
+                    key + ".customDomains[" + i + "]", "\"" + d + "\" (expected a domain such as app.example.com"
+                            + " or *.example.com, without scheme or port)");
+        }
+        checks.check(!p.subdomain.contains(".") && !p.subdomain.contains("*"), key + ".subdomain",
+                "\"" + p.subdomain + "\": '.' and '*' are not supported in subdomain");
+        checks.oneOf(key + ".transport.proxyProtocolVersion", p.transport.proxyProtocolVersion, PROXY_PROTOCOL_VERSIONS,
+                List.of());
+        checks.check(p.httpPassword.isEmpty() || !p.httpUser.isEmpty(), key + ".httpPassword", "is set without httpUser");
+        for (String name : List.of("locations", "hostHeaderRewrite")) {
+            checks.check(!httpOnlySet(p, name), key + "." + name, "applies to http proxies only");
+        }
+        checks.check(p.requestHeaders.set.isEmpty(), key + ".requestHeaders", "applies to http proxies only");
+        checks.check(p.responseHeaders.set.isEmpty(), key + ".responseHeaders", "applies to http proxies only");
+    }
+
     /** For types without vhost keys ({@code tcp}): each one set is an error naming it, never ignored. */
     public static void refuseOnOtherTypes(ProxyConfig p, String key, ValueChecks checks) {
-        checks.check(p.customDomains.isEmpty(), key + ".customDomains", "applies to http and https proxies only");
-        checks.check(p.subdomain.isEmpty(), key + ".subdomain", "applies to http and https proxies only");
+        checks.check(p.customDomains.isEmpty(), key + ".customDomains", "applies to http, https and tcpmux proxies only");
+        checks.check(p.subdomain.isEmpty(), key + ".subdomain", "applies to http, https and tcpmux proxies only");
         httpOnly(p, key, checks, "http proxies");
     }
 

@@ -1,0 +1,63 @@
+package dev.tunnel.client.plugin;
+
+import dev.tunnel.client.proxy.tcp.TcpDialer;
+import dev.tunnel.protocol.relay.PipeRelay;
+import dev.tunnel.protocol.relay.RelayedSockets;
+import dev.tunnel.protocol.transport.Transports;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.resolver.dns.DnsAddressResolverGroup;
+import io.netty.resolver.dns.DnsNameResolverBuilder;
+import java.net.InetSocketAddress;
+
+/**
+ * The connection a plugin opens for a visitor ({@code http_proxy}, {@code socks5}: where the
+ * visitor asks; {@code tls2raw}: {@code localAddr}), on the visitor connection's event loop, with
+ * the relayed-socket options and an unjoined {@link PipeRelay} as its only handler, so the caller
+ * joins the two sockets once it has answered the visitor.
+ *
+ * <p>Names are resolved with Netty's asynchronous DNS resolver (which reads {@code /etc/hosts} and
+ * {@code /etc/resolv.conf}), never with a blocking lookup on the event loop the tunnel shares.
+ */
+final class Outbound {
+
+    /** Shared by every plugin; one resolver per event loop, created on first use. */
+    static final DnsAddressResolverGroup RESOLVER = new DnsAddressResolverGroup(
+            new DnsNameResolverBuilder().datagramChannelType(Transports.datagramChannel()));
+
+    private Outbound() {
+    }
+
+    /** A dial under way: its future, and the relay end of its socket once the future succeeds. */
+    record Dial(ChannelFuture future, PipeRelay[] end) {
+        Channel channel() {
+            return future.channel();
+        }
+
+        PipeRelay relay() {
+            return end[0];
+        }
+    }
+
+    /** Connects to {@code target} (resolved or not) on {@code loop}. */
+    static Dial connect(EventLoop loop, InetSocketAddress target) {
+        PipeRelay[] end = new PipeRelay[1];
+        ChannelFuture future = RelayedSockets.configure(new Bootstrap())
+                .group(loop)
+                .channel(Transports.socketChannel())
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, TcpDialer.CONNECT_TIMEOUT_MILLIS)
+                .resolver(RESOLVER)
+                .handler(new ChannelInitializer<>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        end[0] = PipeRelay.attach(ch);
+                    }
+                })
+                .connect(target);
+        return new Dial(future, end);
+    }
+}
