@@ -2,10 +2,10 @@ package dev.tunnel.server.proxy.http;
 
 import dev.tunnel.config.ValueChecks;
 import dev.tunnel.protocol.Options;
-import dev.tunnel.protocol.mux.MuxStream;
 import dev.tunnel.protocol.relay.RelayCounter;
 import dev.tunnel.server.Listeners;
 import dev.tunnel.server.config.ServerConfig;
+import dev.tunnel.server.proxy.AppConnection;
 import dev.tunnel.server.proxy.ProxyRef;
 import dev.tunnel.server.proxy.ProxyRefusedException;
 import dev.tunnel.server.proxy.ProxyRequest;
@@ -31,6 +31,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,9 +39,9 @@ import org.slf4j.LoggerFactory;
  * {@code type = "http"} and {@code type = "https"}: proxies that share one public port of the
  * server ({@code vhostHTTPPort} / {@code vhostHTTPSPort}), routed by domain. The type opens that
  * port when the server starts (if set) and keeps a route per running proxy ({@link Vhosts}).
- * An https connection, once routed by SNI, is carried like any other ({@link SessionLink#carry},
- * mux or pool mode); an http connection holds streams of the proxies its requests go to
- * ({@link SessionLink#openStream}), which needs mux mode.
+ * An https connection, once routed by SNI, is carried like any other ({@link SessionLink#carry});
+ * an http connection holds a connection to the app of each proxy its requests go to in turn
+ * ({@link SessionLink#open}: a stream in mux mode, a work connection in pool mode).
  *
  * <p>Options: {@code customDomains}, {@code subdomain}, {@code transport.proxyProtocolVersion},
  * and for http {@code locations}, {@code httpUser}, {@code httpPassword},
@@ -137,10 +138,6 @@ public final class VhostProxyType implements ServerProxyType {
     public Future<RunningProxy> start(ProxyRequest request, ProxySession session) {
         EventLoop loop = session.link().eventLoop();
         try {
-            if (!https && !session.link().carriesStreams()) {
-                throw new ProxyRefusedException("type \"http\" needs transport.tcpMux = true on both sides: its"
-                        + " requests are routed one by one over streams, which pool mode does not have");
-            }
             HAProxyProtocolVersion proxyProtocol = VhostOptions.proxyProtocol(request.options());
             ProxyRef ref = request.proxy();
             ref.proxyProtocol(proxyProtocol);
@@ -184,8 +181,8 @@ public final class VhostProxyType implements ServerProxyType {
         }
 
         @Override
-        public MuxStream openStream(Channel publicChannel) {
-            return link.openStream(publicChannel, ref);
+        public void open(Channel publicChannel, Consumer<AppConnection> opened) {
+            link.open(publicChannel, ref, opened);
         }
 
         @Override
