@@ -279,7 +279,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
             if (failure != null) {
                 ReferenceCountUtil.release(part);
             } else if (part instanceof ByteBuf bytes) {
-                lastWrite = ctx.write(bytes);
+                lastWrite = ctx.write(SlowReaderCopies.forWrite(ctx.channel(), bytes));
             } else if (part instanceof HttpObject h && h.decoderResult().isFailure()) {
                 log.debug("{} bad response from {}: {}", ctx.channel(), from, h.decoderResult().cause().toString());
                 failure = "its response could not be parsed";
