@@ -70,7 +70,16 @@ public final class ServerStats {
     /** A client as the API lists it; times in epoch seconds, 0 = never. */
     record ClientView(String key, String user, String runId, String version, String hostname, String ip,
                       long firstConnectedAt, long lastConnectedAt, long disconnectedAt, boolean online,
-                      long rttNanos, long windowStalls, long queueDelayNanos) {
+                      long rttNanos, long windowStalls, long queueDelayNanos, String clientId,
+                      Map<String, String> metas) {
+    }
+
+    /**
+     * What a proxy's client said about it besides its type: frp's {@code metadatas.*},
+     * {@code annotations.*} and {@code loadBalancer.group} ("" = none), shown by the API as sent.
+     */
+    public record ProxyLabels(Map<String, String> metadatas, Map<String, String> annotations, String group) {
+        public static final ProxyLabels NONE = new ProxyLabels(Map.of(), Map.of(), "");
     }
 
     /**
@@ -89,7 +98,7 @@ public final class ServerStats {
     /** A proxy as the API lists it. */
     record ProxyView(String name, String type, String user, String clientId, int remotePort, boolean online,
                      long todayIn, long todayOut, long totalIn, long totalOut, long connections,
-                     long lastStartMillis, long lastCloseMillis) {
+                     long lastStartMillis, long lastCloseMillis, ProxyLabels labels) {
     }
 
     private static final class ClientEntry {
@@ -99,6 +108,8 @@ public final class ServerStats {
         String version;
         String hostname;
         String ip;
+        String clientId;
+        Map<String, String> metas = Map.of();
         long first;
         long last;
         long disconnected;
@@ -111,6 +122,7 @@ public final class ServerStats {
         String clientId;
         int remotePort;
         boolean online;
+        ProxyLabels labels = ProxyLabels.NONE;
         Traffic live;
         long foldedIn;
         long foldedOut;
@@ -131,6 +143,16 @@ public final class ServerStats {
     /** A client logged in (a new session of its run id). */
     public synchronized void clientOnline(String sessionId, String user, String runId, String version, String hostname,
                                           String ip, SessionFigures figures) {
+        clientOnline(sessionId, user, runId, version, hostname, ip, "", Map.of(), figures);
+    }
+
+    /**
+     * A client logged in, with frp's {@code clientID} ("" = none: its run id stands for it, as in
+     * frp) and {@code metadatas.*}.
+     */
+    public synchronized void clientOnline(String sessionId, String user, String runId, String version, String hostname,
+                                          String ip, String clientId, Map<String, String> metas,
+                                          SessionFigures figures) {
         long now = clock.millis() / 1000;
         ClientEntry c = clients.remove(runId);
         if (c == null) {
@@ -143,6 +165,8 @@ public final class ServerStats {
         c.version = version;
         c.hostname = hostname;
         c.ip = ip;
+        c.clientId = clientId.isEmpty() ? runId : clientId;
+        c.metas = Map.copyOf(metas);
         c.last = now;
         c.disconnected = 0;
         c.figures = figures;
@@ -168,6 +192,12 @@ public final class ServerStats {
      */
     public synchronized void proxyOpened(String name, String type, String user, String clientId, int remotePort,
                                          Traffic live) {
+        proxyOpened(name, type, user, clientId, remotePort, ProxyLabels.NONE, live);
+    }
+
+    /** Proxy {@code name} started, with what its client said about it ({@code labels}). */
+    public synchronized void proxyOpened(String name, String type, String user, String clientId, int remotePort,
+                                         ProxyLabels labels, Traffic live) {
         ProxyEntry p = proxies.remove(name);
         LocalDate today = today();
         if (p == null) {
@@ -181,6 +211,7 @@ public final class ServerStats {
         p.user = user;
         p.clientId = clientId;
         p.remotePort = remotePort;
+        p.labels = labels;
         p.live = live;
         p.online = true;
         p.lastStart = clock.millis();
@@ -231,7 +262,7 @@ public final class ServerStats {
             SessionFigures f = c.figures;
             out.add(new ClientView(c.runId, c.user, c.runId, c.version, c.hostname, c.ip, c.first, c.last,
                     c.disconnected, c.disconnected == 0, f == null ? 0 : f.rttNanos(),
-                    f == null ? 0 : f.windowStalls(), f == null ? 0 : f.queueDelayNanos()));
+                    f == null ? 0 : f.windowStalls(), f == null ? 0 : f.queueDelayNanos(), c.clientId, c.metas));
         }
         out.sort(Comparator.comparing(ClientView::user).thenComparing(ClientView::key));
         return out;
@@ -265,7 +296,7 @@ public final class ServerStats {
         sample(p, today);
         return new ProxyView(name, p.type, p.user, p.clientId, p.remotePort, p.online, p.dayIn.today(),
                 p.dayOut.today(), p.totalIn(), p.totalOut(), p.live == null ? 0 : p.live.connections(), p.lastStart,
-                p.lastClose);
+                p.lastClose, p.labels);
     }
 
     private static void sample(ProxyEntry p, LocalDate today) {

@@ -157,6 +157,27 @@ class ServerApiTest {
     }
 
     @Test
+    void labelsShowUnderFrpsNamesAndTheGroupKeyNever() throws Exception {
+        stats.clientOnline("2", "ops", "run-b", "0.1.0", "pi", "192.0.2.8", "pi-1", java.util.Map.of("site", "home"),
+                new Figures(0, 0, 0));
+        stats.proxyOpened("ops.db", "tcp", "ops", "pi-1", 6003, new ServerStats.ProxyLabels(
+                java.util.Map.of("owner", "ops"), java.util.Map.of("prefix/key2", "value2"), "dbs"), new Fixed(0, 0, 0));
+        JsonNode client = json("/api/clients?clientId=pi-1").get(0);
+        assertThat(client.get("clientID").asText()).isEqualTo("pi-1");
+        assertThat(client.get("runID").asText()).isEqualTo("run-b");
+        assertThat(client.get("metas").get("site").asText()).isEqualTo("home");
+        assertThat(json("/api/clients?clientId=run-a").get(0).get("clientID").asText())
+                .as("without a clientID the run id stands for it, as in frp").isEqualTo("run-a");
+        assertThat(json("/api/clients?clientId=run-a").get(0).has("metas")).isFalse();
+        JsonNode conf = json("/api/proxy/tcp/ops.db").get("conf");
+        assertThat(conf.get("metadatas").get("owner").asText()).isEqualTo("ops");
+        assertThat(conf.get("annotations").get("prefix/key2").asText()).isEqualTo("value2");
+        assertThat(conf.get("loadBalancer").get("group").asText()).isEqualTo("dbs");
+        assertThat(conf.get("loadBalancer").has("groupKey")).isFalse();
+        assertThat(json("/api/proxy/tcp/ssh").get("conf").has("metadatas")).isFalse();
+    }
+
+    @Test
     void clientsListOnlineAndOffline() throws Exception {
         JsonNode c = json("/api/clients").get(0);
         assertThat(c.get("runID").asText()).isEqualTo("run-a");

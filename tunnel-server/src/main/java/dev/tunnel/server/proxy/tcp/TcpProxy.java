@@ -27,14 +27,22 @@ final class TcpProxy implements RunningProxy {
     private final ProxySession session;
     private final PublicPorts ports;
     private final Promise<RunningProxy> started;
+    /** Where the listener's connections go: the proxy's link, or its group. */
+    private final java.util.function.Consumer<io.netty.channel.Channel> sink;
     private ProxyListener listener;
     private int reserved;
     private int port;
     private boolean closed;
 
     TcpProxy(ProxyRequest request, ProxySession session) {
+        this(request, session, null);
+    }
+
+    /** A proxy whose accepted connections go to {@code sink} (a group's), or to its own link when null. */
+    TcpProxy(ProxyRequest request, ProxySession session, java.util.function.Consumer<io.netty.channel.Channel> sink) {
         this.request = request;
         this.session = session;
+        this.sink = sink;
         this.ports = session.ports();
         this.started = session.link().eventLoop().newPromise();
     }
@@ -74,7 +82,8 @@ final class TcpProxy implements RunningProxy {
     }
 
     private void bind(int wanted, Runnable onInUse) {
-        ProxyListener bound = new ProxyListener(request.proxy(), session.link());
+        ProxyListener bound = sink == null ? new ProxyListener(request.proxy(), session.link())
+                : new ProxyListener(session.link(), sink);
         String host = ports.bindAddr();
         ChannelFuture binding = bound.bind(host, wanted);
         binding.addListener(f -> session.link().eventLoop().execute(() -> {
