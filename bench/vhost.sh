@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The vhost HTTP port against a tcp proxy of the same tunnel, and against what users run today
 # instead (nginx from Debian routing by Host in front of a tcp proxy), side by side in one run:
-#   ka      wrk keep-alive req/s (50 connections)
-#   close   wrk new-connection req/s (Connection: close)
+#   ka      wrk keep-alive req/s (50 connections), and the tunnel processes' CPU per request
+#   close   wrk new-connection req/s (Connection: close), likewise
 #   down    1 GiB download, MB/s, sha256 checked against the file
 #   up      1 GiB upload, MB/s, sha256 computed by the receiving app and checked
 # Rounds are interleaved so load from other work hits every column alike; medians at the end,
@@ -121,8 +121,10 @@ localPort = $SINK
 remotePort = $TCPSINK
 TOML
 java ${JAVA_OPTS:-} -jar tunnel-server/target/tunnel-server.jar -c "$WORK/server.toml" > "$WORK/server.log" 2>&1 & PIDS+=($!)
+SERVER_PID=$!
 wait_port $TUNNEL || { cat "$WORK/server.log" >&2; exit 1; }
 java ${JAVA_OPTS:-} -jar tunnel-client/target/tunnel-client.jar -c "$WORK/client.toml" > "$WORK/client.log" 2>&1 & PIDS+=($!)
+CLIENT_PID=$!
 wait_port $TCPSINK 20 || { cat "$WORK/client.log" >&2; exit 1; }
 nginx -c "$WORK/front.conf" -g 'daemon off;' > "$WORK/front.log" 2>&1 & PIDS+=($!)
 wait_port $FRONT || { echo "front nginx did not start" >&2; exit 1; }
@@ -133,9 +135,19 @@ for i in $(seq 1 50); do curl -sf -H 'Host: bench.test' http://127.0.0.1:$VHOST/
 declare -A PORT=([vhost]=$VHOST [tcp]=$TCP [nginx]=$FRONT)
 declare -A SPORT=([vhost]=$VHOST [tcp]=$TCPSINK [nginx]=$FRONT)
 COLUMNS=(vhost tcp nginx)
-wrk_rps() { # wrk_rps PORT [close]
+tunnel_ticks() { # CPU clock ticks (user + system) of the two tunnel processes so far
+  awk '{ t += $14 + $15 } END { print t }' /proc/$SERVER_PID/stat /proc/$CLIENT_PID/stat
+}
+TICK_US=$((1000000 / $(getconf CLK_TCK)))
+wrk_rps() { # wrk_rps PORT [close]: prints "req/s tunnel-CPU-us-per-request"
+  local t0 t1
+  t0=$(tunnel_ticks)
   wrk -t1 -c50 -d"${D}s" --timeout 10s -H 'Host: bench.test' ${2:+-H "Connection: close"} \
-      "http://127.0.0.1:$1/ping" 2>&1 | awk '/Requests\/sec/ {printf "%.0f", $2} /Non-2xx/ {print "ERR" > "/dev/stderr"}'
+      "http://127.0.0.1:$1/ping" > "$WORK/wrk.out" 2>&1
+  t1=$(tunnel_ticks)
+  grep -q Non-2xx "$WORK/wrk.out" && echo "ERR: non-2xx answers through port $1" >&2
+  awk -v ticks=$((t1 - t0)) -v us=$TICK_US '/requests in/ { n = $1 } /Requests\/sec/ { r = $2 }
+      END { printf "%.0f %.1f", r, (n > 0 ? ticks * us / n : 0) }' "$WORK/wrk.out"
 }
 down_mbs() { # 1 GiB through PORT, sha256 checked; MB/s
   local t0 t1 got
@@ -164,19 +176,22 @@ RES=$WORK/results.txt; : > "$RES"
 for r in $(seq 1 "$ROUNDS"); do
   for test in $TESTS; do
     for col in "${COLUMNS[@]}"; do
+      cpu=
       case $test in
-        ka) v=$(wrk_rps "${PORT[$col]}") ;;
-        close) v=$(wrk_rps "${PORT[$col]}" close) ;;
+        ka) read -r v cpu <<< "$(wrk_rps "${PORT[$col]}")" ;;
+        close) read -r v cpu <<< "$(wrk_rps "${PORT[$col]}" close)" ;;
         down) v=$(down_mbs "${PORT[$col]}") ;;
         up) v=$(up_mbs "${SPORT[$col]}") ;;
       esac
       echo "$r $test $col ${v:-0}" >> "$RES"
-      log "round $r $test $col ${v:-0}"
+      [ -n "$cpu" ] && echo "$r $test-cpu-us $col $cpu" >> "$RES"
+      log "round $r $test $col ${v:-0}${cpu:+ (tunnel CPU ${cpu} us/request)}"
     done
   done
 done
 
 echo "test column median_value median_ratio_to_tcp (rounds=$ROUNDS; ka/close: req/s over ${D}s, 50 connections;"
+echo "  *-cpu-us: CPU of the two tunnel processes per request, microseconds (nginx's own not counted);"
 echo "  down/up: MB/s of ${SIZE_MB} MiB, sha256 checked)"
 awk '
   { val[$2" "$3] = val[$2" "$3] " " $4; if ($3 == "tcp") d[$1" "$2] = $4; row[NR] = $0 }

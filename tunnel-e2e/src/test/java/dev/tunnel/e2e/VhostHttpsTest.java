@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tunnel.client.config.ProxyConfig;
+import dev.tunnel.e2e.TunnelExtension.Mode;
 import dev.tunnel.server.config.ServerConfig;
 import io.netty.handler.ssl.SslContext;
 import java.io.DataInputStream;
@@ -28,6 +29,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** frp's https proxy type (routed by SNI, TLS ends at home) and the PROXY protocol, end to end. */
 @Timeout(60)
@@ -51,14 +54,15 @@ class VhostHttpsTest {
         config.vhostHTTPSPort = httpsPort;
     }
 
-    @Test
-    void tlsIsRoutedByServerNameAndEndsAtHome() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Mode.class)
+    void tlsIsRoutedByServerNameAndEndsAtHome(Mode mode) throws Exception {
         TestPki pki = new TestPki(dir);
         TestPki.Files home = pki.server("home", List.of("secure.example.test"));
         TlsEchoApp app = tunnel.closeAfterTest(new TlsEchoApp(home.serverContext()));
         TestPki.Files other = pki.server("other", List.of("other.example.test"));
         TlsEchoApp otherApp = tunnel.closeAfterTest(new TlsEchoApp(other.serverContext()));
-        tunnel.builder().server(this::vhostServer).client(c -> {
+        tunnel.builder().mode(mode).server(this::vhostServer).client(c -> {
             c.proxies.add(https("secure", app.port(), "secure.example.test"));
             c.proxies.add(https("other", otherApp.port(), "*.other.example.test"));
         }).start();

@@ -3,6 +3,7 @@ package dev.tunnel.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tunnel.client.config.ProxyConfig;
+import dev.tunnel.e2e.TunnelExtension.Mode;
 import dev.tunnel.server.config.ServerConfig;
 import java.io.ByteArrayInputStream;
 import java.net.URI;
@@ -19,8 +20,14 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
-/** frp's http proxy type end to end: real server, real clients, real local apps, raw and JDK HTTP clients. */
+/**
+ * frp's http proxy type end to end: real server, real clients, real local apps, raw and JDK HTTP
+ * clients; what must hold in both transport modes runs in both (pool mode: a work connection per
+ * proxy a visitor's connection uses in turn).
+ */
 @Timeout(60)
 class VhostTest {
     @RegisterExtension
@@ -40,13 +47,14 @@ class VhostTest {
         config.subDomainHost = "tunnel.test";
     }
 
-    @Test
-    void oneKeepAliveConnectionReachesAppsOfTwoClientsByHost() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Mode.class)
+    void oneKeepAliveConnectionReachesAppsOfTwoClientsByHost(Mode mode) throws Exception {
         WebApp a = tunnel.closeAfterTest(new WebApp("a"));
         WebApp b = tunnel.closeAfterTest(new WebApp("b"));
-        TunnelExtension.Tunnel first = tunnel.builder().server(this::vhostServer)
+        TunnelExtension.Tunnel first = tunnel.builder().mode(mode).server(this::vhostServer)
                 .client(c -> c.proxies.add(http("site-a", a.port(), "a.example.test"))).start();
-        TunnelExtension.Tunnel second = tunnel.builder().existingServer(first.server())
+        TunnelExtension.Tunnel second = tunnel.builder().mode(mode).existingServer(first.server())
                 .client(c -> c.proxies.add(http("site-b", b.port(), "*.b.example.test"))).start();
         assertThat(first.error("site-a")).isEmpty();
         assertThat(second.error("site-b")).isEmpty();
@@ -64,8 +72,9 @@ class VhostTest {
         }
     }
 
-    @Test
-    void subdomainsLocationsAuthAndRewritesAsInFrp() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Mode.class)
+    void subdomainsLocationsAuthAndRewritesAsInFrp(Mode mode) throws Exception {
         WebApp site = tunnel.closeAfterTest(new WebApp("site"));
         WebApp api = tunnel.closeAfterTest(new WebApp("api"));
         ProxyConfig siteProxy = http("site", site.port());
@@ -78,7 +87,7 @@ class VhostTest {
         ProxyConfig apiProxy = http("api", api.port());
         apiProxy.subdomain = "blog";
         apiProxy.locations = List.of("/api");
-        tunnel.builder().server(this::vhostServer).client(c -> {
+        tunnel.builder().mode(mode).server(this::vhostServer).client(c -> {
             c.proxies.add(siteProxy);
             c.proxies.add(apiProxy);
         }).start();
@@ -129,22 +138,24 @@ class VhostTest {
         assertThat(t.error("theirs")).contains("www.bob.test").contains("not allowed").contains("alice");
     }
 
-    @Test
-    void aStoppedLocalAppIs502() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Mode.class)
+    void aStoppedLocalAppIs502(Mode mode) throws Exception {
         WebApp a = new WebApp("a");
         int port = a.port();
         a.close();
-        tunnel.builder().server(this::vhostServer).client(c -> c.proxies.add(http("down", port, "down.example.test")))
+        tunnel.builder().mode(mode).server(this::vhostServer).client(c -> c.proxies.add(http("down", port, "down.example.test")))
                 .start();
         try (HttpClientConn conn = new HttpClientConn(vhostPort)) {
             assertThat(conn.get("down.example.test", "/").status()).isEqualTo(502);
         }
     }
 
-    @Test
-    void bodiesStreamIntactBothWays() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Mode.class)
+    void bodiesStreamIntactBothWays(Mode mode) throws Exception {
         WebApp a = tunnel.closeAfterTest(new WebApp("a"));
-        tunnel.builder().server(this::vhostServer).client(c -> c.proxies.add(http("big", a.port(), "localhost")))
+        tunnel.builder().mode(mode).server(this::vhostServer).client(c -> c.proxies.add(http("big", a.port(), "localhost")))
                 .start();
         HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         int size = 16 * 1024 * 1024 + 7;
@@ -163,10 +174,11 @@ class VhostTest {
         assertThat(chunked.body()).as("a chunked upload").isEqualTo(WebApp.sha256(new ByteArrayInputStream(upload)));
     }
 
-    @Test
-    void expectContinueReachesTheAppAndTheBodyFollows() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Mode.class)
+    void expectContinueReachesTheAppAndTheBodyFollows(Mode mode) throws Exception {
         WebApp a = tunnel.closeAfterTest(new WebApp("a"));
-        tunnel.builder().server(this::vhostServer).client(c -> c.proxies.add(http("put", a.port(), "localhost")))
+        tunnel.builder().mode(mode).server(this::vhostServer).client(c -> c.proxies.add(http("put", a.port(), "localhost")))
                 .start();
         HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         byte[] body = expected(100_000);
@@ -176,10 +188,11 @@ class VhostTest {
         assertThat(r.body()).isEqualTo(WebApp.sha256(new ByteArrayInputStream(body)));
     }
 
-    @Test
-    void aWebSocketWorksThroughTheVhostPort() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Mode.class)
+    void aWebSocketWorksThroughTheVhostPort(Mode mode) throws Exception {
         WebSocketApp app = tunnel.closeAfterTest(new WebSocketApp());
-        tunnel.builder().server(this::vhostServer).client(c -> c.proxies.add(http("ws", app.port(), "localhost")))
+        tunnel.builder().mode(mode).server(this::vhostServer).client(c -> c.proxies.add(http("ws", app.port(), "localhost")))
                 .start();
         CompletableFuture<String> echoed = new CompletableFuture<>();
         WebSocket ws = HttpClient.newHttpClient().newWebSocketBuilder()
@@ -201,11 +214,12 @@ class VhostTest {
         ws.sendClose(WebSocket.NORMAL_CLOSURE, "done").get(10, TimeUnit.SECONDS);
     }
 
-    @Test
-    void manyKeepAliveConnectionsAlternatingHostsAllGetTheirOwnAnswers() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Mode.class)
+    void manyKeepAliveConnectionsAlternatingHostsAllGetTheirOwnAnswers(Mode mode) throws Exception {
         WebApp a = tunnel.closeAfterTest(new WebApp("a"));
         WebApp b = tunnel.closeAfterTest(new WebApp("b"));
-        tunnel.builder().server(this::vhostServer).client(c -> {
+        tunnel.builder().mode(mode).server(this::vhostServer).client(c -> {
             c.proxies.add(http("a", a.port(), "a.example.test"));
             c.proxies.add(http("b", b.port(), "b.example.test"));
         }).start();

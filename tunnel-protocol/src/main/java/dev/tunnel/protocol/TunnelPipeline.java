@@ -68,9 +68,10 @@ import java.util.concurrent.TimeUnit;
  * <pre>
  *  socket ─▶ httpCodec ─▶ vhost              after a 101 answer:  socket ─▶ relay
  * </pre>
- * {@code httpCodec} is Netty's {@code HttpServerCodec} (heads parsed, bodies streamed);
- * {@code vhost} routes each request to a proxy's stream, where the server's
- * {@code HttpVhostHandler} encodes it with its own {@code HttpClientCodec}.
+ * {@code httpCodec} is Netty's {@code HttpRequestDecoder} (heads parsed, bodies streamed);
+ * {@code vhost} routes each request to a proxy's stream, re-encoded with Netty's request
+ * encoder, and writes the app's responses back as the bytes they arrived in (framed by Netty's
+ * response decoder, called directly beside the stream; see the server's {@code ResponseReader}).
  *
  * <h3>Public connection on the vhost HTTPS port (server)</h3>
  * <pre>

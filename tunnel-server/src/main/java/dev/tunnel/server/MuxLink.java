@@ -6,14 +6,17 @@ import dev.tunnel.protocol.mux.MuxSession;
 import dev.tunnel.protocol.mux.MuxStream;
 import dev.tunnel.protocol.mux.StreamRelay;
 import dev.tunnel.protocol.relay.RelayedSockets;
+import dev.tunnel.server.proxy.AppConnection;
 import dev.tunnel.server.proxy.ProxyRef;
 import dev.tunnel.server.proxy.SessionLink;
+import dev.tunnel.server.proxy.StreamConnection;
 import dev.tunnel.server.vhost.ProxyProtocolHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.util.ReferenceCountUtil;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,7 +66,7 @@ final class MuxLink implements SessionLink {
 
     @Override
     public void accept(Channel child, ProxyRef proxy) {
-        StreamRelay relay = open(child, proxy);
+        StreamRelay relay = relayFor(child, proxy);
         if (relay == null) {
             child.unsafe().closeForcibly();
             return;
@@ -102,7 +105,7 @@ final class MuxLink implements SessionLink {
 
     /** {@code publicConn} is registered (and active) on the session loop. */
     private void carryHere(Channel publicConn, ByteBuf firstBytes, ProxyRef proxy) {
-        StreamRelay relay = open(publicConn, proxy);
+        StreamRelay relay = relayFor(publicConn, proxy);
         if (relay == null) {
             ReferenceCountUtil.safeRelease(firstBytes);
             publicConn.close();
@@ -126,7 +129,7 @@ final class MuxLink implements SessionLink {
     }
 
     /** Admits the connection and opens its stream with a relay; null when refused. */
-    private StreamRelay open(Channel publicConn, ProxyRef proxy) {
+    private StreamRelay relayFor(Channel publicConn, ProxyRef proxy) {
         MuxStream stream = openStream(publicConn, proxy);
         return stream == null ? null : new StreamRelay(stream, proxy.traffic());
     }
@@ -137,7 +140,17 @@ final class MuxLink implements SessionLink {
     }
 
     @Override
-    public MuxStream openStream(Channel publicConn, ProxyRef proxy) {
+    public void open(Channel publicConn, ProxyRef proxy, Consumer<AppConnection> opened) {
+        MuxStream stream = openStream(publicConn, proxy);
+        opened.accept(stream == null ? null : new StreamConnection(stream, eventLoop()));
+    }
+
+    /**
+     * Admits {@code publicConn} against the session's limits and opens a stream to {@code proxy}'s
+     * local app for it, with the PROXY protocol header already written when the proxy asks for
+     * one; null when refused (logged).
+     */
+    private MuxStream openStream(Channel publicConn, ProxyRef proxy) {
         if (!isActive() || !limit.admit(mux.channel(), proxy.name(), publicConn, mux.streamCount())
                 || !caps.admit(mux.channel(), publicConn, proxy)) {
             return null;

@@ -3,6 +3,7 @@ package dev.tunnel.server;
 import dev.tunnel.protocol.mux.MuxStream;
 import dev.tunnel.protocol.relay.PipeRelay;
 import dev.tunnel.protocol.relay.RelayedSockets;
+import dev.tunnel.server.proxy.AppConnection;
 import dev.tunnel.server.proxy.ProxyRef;
 import dev.tunnel.server.proxy.SessionLink;
 import dev.tunnel.server.vhost.ProxyProtocolHeader;
@@ -11,11 +12,13 @@ import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.util.ReferenceCountUtil;
+import java.util.function.Consumer;
 
 /**
  * Pool mode's {@link SessionLink}: each public connection rides a work connection of its own
  * from the session's {@link WorkConnPool}, joined to it by a {@link PipeRelay}; the first bytes
- * go out right behind {@code START_WORK_CONN}.
+ * go out right behind {@code START_WORK_CONN}. A connection opened for the vhost's requests
+ * ({@link #open}) is a work connection too, read and written by the vhost ({@link WorkConnection}).
  *
  * <p>Threading: called on the session loop. A just-accepted connection is registered on the
  * loop of the idle work connection it reserves, so its pipe never crosses threads; one that
@@ -110,8 +113,23 @@ final class PoolLink implements SessionLink {
     }
 
     @Override
-    public MuxStream openStream(Channel publicConn, ProxyRef proxy) {
-        return null;
+    public void open(Channel publicConn, ProxyRef proxy, Consumer<AppConnection> opened) {
+        if (!admit(publicConn, proxy)) {
+            opened.accept(null);
+            return;
+        }
+        pool.lease(publicConn, proxy.name(), proxy.id(), work -> {
+            if (work == null) {
+                opened.accept(null);
+                return;
+            }
+            WorkConnection conn = WorkConnection.start(work);
+            if (proxy.proxyProtocol() != null) {
+                conn.write(ProxyProtocolHeader.encode(proxy.proxyProtocol(), publicConn.remoteAddress(),
+                        publicConn.localAddress()));
+            }
+            opened.accept(conn);
+        });
     }
 
     /**

@@ -14,6 +14,7 @@ import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,8 +62,18 @@ final class WorkConnPool {
     private final Runnable sendRequests = this::sendRequests;
     private boolean closed;
 
-    private record Waiter(Channel publicConn, PipeRelay publicEnd, String proxyName, int proxyId,
-                          ScheduledFuture<?> timeout) {
+    /** A public connection waiting for a work connection: {@code start} takes the one that comes. */
+    private static final class Waiter {
+        final Channel publicConn;
+        final Consumer<Channel> start;
+        final Runnable expired;
+        ScheduledFuture<?> timeout;
+
+        Waiter(Channel publicConn, Consumer<Channel> start, Runnable expired) {
+            this.publicConn = publicConn;
+            this.start = start;
+            this.expired = expired;
+        }
     }
 
     WorkConnPool(Channel control, String sessionId, int clientPoolCount, ServerContext.PoolSettings settings) {
@@ -100,9 +111,9 @@ final class WorkConnPool {
             }
             Waiter waiter;
             while ((waiter = waiters.poll()) != null) {
-                waiter.timeout().cancel(false);
-                if (waiter.publicConn().isActive()) {
-                    startPipe(work, waiter.publicConn(), waiter.publicEnd(), waiter.proxyName(), waiter.proxyId());
+                waiter.timeout.cancel(false);
+                if (waiter.publicConn.isActive()) {
+                    waiter.start.accept(work);
                     return;
                 }
             }
@@ -181,10 +192,34 @@ final class WorkConnPool {
 
     /** A new public connection (on the session loop): start it on an idle work connection, or wait for one. */
     void take(Channel publicConn, PipeRelay publicEnd, String proxyName, int proxyId) {
+        obtain(publicConn, work -> startPipe(work, publicConn, publicEnd, proxyName, proxyId), () -> {
+            log.warn("{} proxy [{}]: no work connection from the client within userConnTimeout ({} s):"
+                    + " closing the public connection", publicConn, proxyName, settings.userConnTimeoutSeconds());
+            publicConn.close();
+        });
+    }
+
+    /**
+     * Starts a work connection for {@code proxyId} whose bytes the caller reads and writes itself
+     * (the vhost's requests of {@code publicConn}), on the session loop: an idle one, else the
+     * next to arrive within {@code userConnTimeout}. {@code started} gets it on its own loop,
+     * {@code START_WORK_CONN} sent and nothing read since; or null, on the session loop, when
+     * none came in time. Nothing happens once {@code publicConn} is closed.
+     */
+    void lease(Channel publicConn, String proxyName, int proxyId, Consumer<Channel> started) {
+        obtain(publicConn, work -> startLeased(work, publicConn, proxyName, proxyId, started), () -> {
+            log.warn("{} proxy [{}]: no work connection from the client within userConnTimeout ({} s)",
+                    publicConn, proxyName, settings.userConnTimeoutSeconds());
+            started.accept(null);
+        });
+    }
+
+    /** Hands {@code publicConn} an idle work connection, or queues it until one arrives or the timeout. */
+    private void obtain(Channel publicConn, Consumer<Channel> start, Runnable expired) {
         Channel work;
         while ((work = pollIdle()) != null) {
             if (work.isActive()) {
-                startPipe(work, publicConn, publicEnd, proxyName, proxyId);
+                start.accept(work);
                 request(1);
                 return;
             }
@@ -193,10 +228,14 @@ final class WorkConnPool {
             publicConn.close();
             return;
         }
-        int timeoutSeconds = settings.userConnTimeoutSeconds();
-        ScheduledFuture<?> timeout = loop().schedule(() -> expire(publicConn), timeoutSeconds, TimeUnit.SECONDS);
-        waiters.add(new Waiter(publicConn, publicEnd, proxyName, proxyId, timeout));
-        publicConn.closeFuture().addListener(f -> timeout.cancel(false));
+        Waiter waiter = new Waiter(publicConn, start, expired);
+        waiter.timeout = loop().schedule(() -> {
+            if (waiters.remove(waiter)) {
+                waiter.expired.run();
+            }
+        }, settings.userConnTimeoutSeconds(), TimeUnit.SECONDS);
+        waiters.add(waiter);
+        publicConn.closeFuture().addListener(f -> waiter.timeout.cancel(false));
         request(1);
     }
 
@@ -210,19 +249,6 @@ final class WorkConnPool {
             }
         }
         return idle.poll();
-    }
-
-    private void expire(Channel publicConn) {
-        for (Iterator<Waiter> it = waiters.iterator(); it.hasNext(); ) {
-            Waiter w = it.next();
-            if (w.publicConn() == publicConn) {
-                it.remove();
-                log.warn("{} proxy [{}]: no work connection from the client within userConnTimeout ({} s):"
-                        + " closing the public connection", publicConn, w.proxyName(), settings.userConnTimeoutSeconds());
-                publicConn.close();
-                return;
-            }
-        }
     }
 
     /** Sends START_WORK_CONN on {@code work} and turns both connections into one pipe. */
@@ -243,6 +269,32 @@ final class WorkConnPool {
             work.pipeline().remove(TunnelPipeline.FRAME_ENCODER);
             PipeRelay.join(publicEnd, workEnd);
             log.debug("{} proxy [{}] public connection {} rides work connection {}", control, proxyName, source, work);
+        };
+        if (work.eventLoop().inEventLoop()) {
+            start.run();
+        } else {
+            work.eventLoop().execute(start);
+        }
+    }
+
+    /** Sends START_WORK_CONN on {@code work} and gives it to the one who leased it. */
+    private void startLeased(Channel work, Channel publicConn, String proxyName, int proxyId,
+                             Consumer<Channel> started) {
+        Runnable start = () -> {
+            if (!work.isActive()) {
+                loop().execute(() -> {
+                    if (publicConn.isActive()) {
+                        lease(publicConn, proxyName, proxyId, started);
+                    }
+                });
+                return;
+            }
+            String source = String.valueOf(publicConn.remoteAddress());
+            work.config().setAutoRead(false);
+            work.writeAndFlush(new ControlFrame(new StartWorkConn(proxyId, source)));
+            work.pipeline().remove(TunnelPipeline.FRAME_ENCODER);
+            log.debug("{} proxy [{}] requests of {} ride work connection {}", control, proxyName, source, work);
+            started.accept(work);
         };
         if (work.eventLoop().inEventLoop()) {
             start.run();
@@ -303,10 +355,10 @@ final class WorkConnPool {
         }
         Waiter w;
         while ((w = waiters.poll()) != null) {
-            w.timeout().cancel(false);
-            log.info("{} proxy [{}]: session {} ended while the public connection waited for a work connection:"
-                    + " closing it", w.publicConn(), w.proxyName(), sessionId);
-            w.publicConn().close();
+            w.timeout.cancel(false);
+            log.info("{}: session {} ended while the public connection waited for a work connection:"
+                    + " closing it", w.publicConn, sessionId);
+            w.publicConn.close();
         }
     }
 }

@@ -5,6 +5,7 @@ import dev.tunnel.protocol.mux.MuxStream;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
+import java.util.function.Consumer;
 
 /**
  * How public connections reach one client, whatever the transport mode: a stream on the
@@ -57,17 +58,21 @@ public interface SessionLink {
     MuxStream openStream(ProxyRef proxy, String source);
 
     /**
-     * Whether the {@code openStream} methods work: in mux mode a stream can be opened and used on
-     * the caller's own terms (UDP associations, visitor splices, the vhost's per-request routing);
-     * a pool-mode work connection is one raw pipe and cannot.
+     * Whether {@link #openStream(ProxyRef, String)} works: in mux mode a stream can be opened and
+     * used on the caller's own terms (UDP associations, visitor splices); a pool-mode work
+     * connection is a socket's pipe and cannot.
      */
     boolean carriesStreams();
 
     /**
-     * Mux mode: admits {@code publicConn} (registered on {@link #eventLoop()}) against the
-     * session's limits and opens a stream to {@code proxy}'s local app for it, with the PROXY
-     * protocol header already written when the proxy asks for one. The caller sets the stream's
-     * handler. Null when refused (logged) or when {@link #carriesStreams()} is false.
+     * Opens a connection to {@code proxy}'s local app for {@code publicConn} (registered on
+     * {@link #eventLoop()}), admitted against the session's limits, that the caller writes and
+     * reads itself (the vhost's requests, one by one), with the PROXY protocol header already
+     * written when the proxy asks for one: a stream in mux mode, a work connection of its own in
+     * pool mode. {@code opened} gets it, or null when refused (logged): at once in mux mode; in
+     * pool mode once a work connection is started, on that connection's loop, where the caller
+     * must move {@code publicConn} before using it (or on this loop with null when none came
+     * within {@code userConnTimeout}).
      */
-    MuxStream openStream(Channel publicConn, ProxyRef proxy);
+    void open(Channel publicConn, ProxyRef proxy, Consumer<AppConnection> opened);
 }

@@ -1,11 +1,9 @@
 package dev.tunnel.server.vhost;
 
 import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.LastHttpContent;
 
 /**
  * Where the current request/response exchange of a vhost connection stands: which parts are
@@ -57,9 +55,9 @@ final class Exchange {
         return true;
     }
 
-    /** A response part after the head (content, or the last part). */
-    void responsePart(HttpObject part) {
-        if (part instanceof LastHttpContent && (responseStarted || upgrading)) {
+    /** A response ended (an interim one, such as 100 Continue, ends nothing). */
+    void responseEnded() {
+        if (responseStarted || upgrading) {
             responseDone = true;
         }
     }

@@ -2,7 +2,6 @@ package dev.tunnel.server.vhost;
 
 import dev.tunnel.server.vhost.RouteTable.Entry;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpResponse;
 import java.util.Map;
 
 /**
@@ -30,11 +29,6 @@ public record HttpRoute(VhostTarget target, String httpUser, String httpPassword
             request.headers().set("Host", hostHeaderRewrite);
         }
         requestHeaders.forEach((k, v) -> request.headers().set(k, v));
-    }
-
-    /** Applies {@code responseHeaders.set}. */
-    void rewriteResponse(HttpResponse response) {
-        responseHeaders.forEach((k, v) -> response.headers().set(k, v));
     }
 
     /** The name routing and logs use for a route entry. */

@@ -1,25 +1,21 @@
 package dev.tunnel.server.vhost;
 
-import dev.tunnel.runtime.BurstLog;
 import dev.tunnel.protocol.ResetCode;
 import dev.tunnel.protocol.TunnelPipeline;
-import dev.tunnel.protocol.mux.MuxStream;
-import dev.tunnel.protocol.mux.StreamRelay;
 import dev.tunnel.server.vhost.RouteTable.Entry;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
@@ -31,71 +27,86 @@ import org.slf4j.LoggerFactory;
 /**
  * Routes the requests of one public connection on the vhost HTTP port, each on its own: a
  * keep-alive connection may send one request to one proxy and the next to another proxy of
- * another client. Sits behind {@link HttpServerCodec}, so it sees request heads and body parts;
- * bodies are never aggregated.
+ * another client. Sits behind Netty's {@link HttpRequestDecoder} ({@link #install}), so it sees
+ * request heads and body parts; bodies are never aggregated. Responses come back from the
+ * {@link Upstream} as bytes to write as they are.
  *
  * <h3>One request at a time</h3>
- * A request head is routed ({@link RouteTable}), checked (Basic auth), rewritten (forwarding
- * headers, Host, {@code requestHeaders.set}) and sent on the connection's {@link Upstream}: the
- * stream it already has when that goes to the same proxy, else a new one (the old one gets FIN).
+ * A request head is routed ({@link RequestRouting}), rewritten (forwarding headers, Host,
+ * {@code requestHeaders.set}) and sent on a connection to its proxy's app ({@link Upstreams}:
+ * the one the previous request used when it goes to the same proxy, else a new stream, or work
+ * connection in pool mode, after the public connection moved to that connection's event loop).
  * The next request is handled once the response is complete; a pipelined one waits, unread.
- * Proxies of other sessions live on other event loops: the connection moves to the proxy's
- * loop ({@link ChannelMover}) before it opens the stream.
  *
  * <h3>Backpressure</h3>
  * {@code AUTO_READ} is off: the socket is read while a head is awaited, or while a body goes to
- * a writable stream; {@link #onUpstreamWritable} resumes. Response parts go back with their
- * stream credit returned once the socket took them.
+ * a writable upstream; {@link #onUpstreamWritable} resumes. Response bytes go back with their
+ * credit returned once the socket took them.
  *
  * <h3>Upgrade</h3>
- * A 101 answer hands the connection to a {@link StreamRelay} on the same stream: raw bytes both
- * ways from then on (WebSocket).
+ * A 101 answer hands the connection to a raw relay to the same app connection
+ * ({@link ProtocolSwitch}): bytes both ways from then on (WebSocket).
  *
  * <h3>Errors</h3>
  * 400/414/431 for requests that cannot be parsed or routed (then closed), 404 for an unknown
- * host, 401 for failed auth, 502 when the stream is refused or reset before a response, 504
- * after {@code vhostHTTPTimeout} without one; each kind logged once per burst with the proxy.
+ * host, 401 for failed auth, 502 when no connection to the app could be opened or it was reset
+ * before a response, 504 after {@code vhostHTTPTimeout} without one ({@link Replies}).
  *
- * <p>Threading: runs on the connection's event loop, which is the session loop of its current
- * upstream.
+ * <p>Threading: runs on the connection's event loop, which is the loop of its current upstream.
  */
 public final class HttpVhostHandler extends ChannelInboundHandlerAdapter implements Upstream.Listener {
     private static final Logger log = LoggerFactory.getLogger(HttpVhostHandler.class);
-    private static final BurstLog GATEWAY_LOG = new BurstLog(log);
 
-    private enum Phase { HEAD, BODY, DISCARD, RESPONSE, MOVING, UPGRADED, CLOSING }
+    /**
+     * HEAD: awaiting a request head; OPENING: waiting for a connection to the routed proxy; BODY:
+     * forwarding the request's body; DISCARD: dropping the body of a request answered here;
+     * RESPONSE: awaiting the rest of the response; UPGRADED: handed to a relay; CLOSING: done.
+     */
+    private enum Phase { HEAD, OPENING, BODY, DISCARD, RESPONSE, UPGRADED, CLOSING }
 
     private final VhostSettings vhost;
     private final String proto;
     private final LoopAffinity affinity;
     private final ArrayDeque<Object> pending = new ArrayDeque<>(4);
-    private ChannelHandlerContext ctx;
-    private Phase phase = Phase.HEAD;
-    private Upstream upstream;
-    private Entry<HttpRoute> route;
     private final Exchange exchange = new Exchange();
-    private boolean inputClosed;
-    private ConnectionTimer timer;
     private final Runnable headTimedOut = this::headTimedOut;
     private final Runnable responseTimedOut = this::responseTimedOut;
+    private ChannelHandlerContext ctx;
+    private Replies replies;
+    private ConnectionTimer timer;
+    private Phase phase = Phase.HEAD;
+    private Upstreams upstreams;
+    private Entry<HttpRoute> route;
+    private boolean inputClosed;
+    private boolean dispatching;
     private String visitorIp;
 
-    /** @param proto what {@code X-Forwarded-Proto} says: "http" */
-    public HttpVhostHandler(VhostSettings vhost, String proto) {
-        this(vhost, proto, null);
-    }
-
-    /** @param affinity told where each routed request went, so the port registers new connections there; may be null */
-    HttpVhostHandler(VhostSettings vhost, String proto, LoopAffinity affinity) {
+    /**
+     * @param proto    what {@code X-Forwarded-Proto} says: "http"
+     * @param affinity told where each routed request went, so the port registers new connections there; may be null
+     */
+    private HttpVhostHandler(VhostSettings vhost, String proto, LoopAffinity affinity) {
         this.vhost = vhost;
         this.proto = proto;
         this.affinity = affinity;
+    }
+
+    /** Adds the request decoder and the vhost handler to the pipeline of a connection on the vhost HTTP port. */
+    static void install(ChannelPipeline pipeline, VhostSettings vhost, String proto, LoopAffinity affinity) {
+        HttpDecoderConfig requests = new HttpDecoderConfig()
+                .setMaxInitialLineLength(VhostSettings.MAX_REQUEST_LINE)
+                .setMaxHeaderSize(VhostSettings.MAX_REQUEST_HEADERS)
+                .setMaxChunkSize(256 * 1024);
+        pipeline.addLast(TunnelPipeline.HTTP_CODEC, new HttpRequestDecoder(requests));
+        pipeline.addLast(TunnelPipeline.VHOST, new HttpVhostHandler(vhost, proto, affinity));
     }
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         this.timer = new ConnectionTimer(ctx.channel());
+        this.replies = new Replies(ctx, vhost);
+        this.upstreams = new Upstreams(ctx, this, affinity, timer::stop); // its task lives on the loop being left
         if (ctx.channel().isActive()) {
             awaitHead();
         }
@@ -136,10 +147,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     public void channelInactive(ChannelHandlerContext ctx) {
         phase = Phase.CLOSING;
         timer.stop();
-        if (upstream != null) {
-            upstream.detach(!exchange.complete());
-            upstream = null;
-        }
+        upstreams.end(!exchange.complete());
         releasePending();
         ctx.fireChannelInactive();
     }
@@ -150,11 +158,12 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         ctx.close();
     }
 
+    /** Handles what was read, as far as the phase allows; the rest waits in {@code pending}. */
     private void process() {
         while (!pending.isEmpty()) {
             Object msg = pending.peek();
             boolean isHead = msg instanceof HttpRequest;
-            if (phase == Phase.MOVING || phase == Phase.RESPONSE || phase == Phase.CLOSING
+            if (phase == Phase.OPENING || phase == Phase.RESPONSE || phase == Phase.CLOSING
                     || phase == Phase.UPGRADED || (isHead && phase != Phase.HEAD)) {
                 if (phase == Phase.CLOSING) {
                     releasePending();
@@ -180,16 +189,17 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         if (!pending.isEmpty() || inputClosed || !ctx.channel().isActive()) {
             return;
         }
-        if (phase == Phase.HEAD || phase == Phase.DISCARD || (phase == Phase.BODY && upstream != null && upstream.isWritable())) {
+        if (phase == Phase.HEAD || phase == Phase.DISCARD || (phase == Phase.BODY && upstreams.current() != null
+                && upstreams.current().isWritable())) {
             ctx.read();
         }
     }
 
     private void onHead(HttpRequest request) {
-        cancelTimer();
+        timer.cancel();
         RequestRouting.Decision decision = RequestRouting.decide(vhost, request, ctx.channel());
         if (decision.answer() != null && decision.close()) {
-            ReferenceCountUtil.release(request); // a head the codec could not parse: its Content-Length may be junk
+            ReferenceCountUtil.release(request); // a head the decoder could not parse: its Content-Length may be junk
             answerAndClose(decision.answer());
             return;
         }
@@ -207,49 +217,40 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         dispatch(request, decision.route());
     }
 
-    /** Sends a routed head on a stream of its proxy, moving the connection to the proxy's loop first if needed. */
+    /**
+     * Sends a routed head to its proxy's app, on the connection the previous request used when it
+     * goes to the same proxy, else on a new one ({@link Upstreams}, which may have to wait).
+     */
     private void dispatch(HttpRequest request, Entry<HttpRoute> found) {
-        VhostTarget target = found.target().target();
-        if (upstream != null && (upstream.target() != target || !upstream.usable())) {
-            upstream.detach(false);
-            upstream = null;
-        }
-        if (upstream == null && target.eventLoop() != ctx.channel().eventLoop()) {
-            phase = Phase.MOVING;
-            timer.stop(); // its task lives on the loop being left
-            ChannelMover.moveTo(ctx.channel(), target.eventLoop(), () -> {
-                if (phase == Phase.MOVING && ctx.channel().isActive()) {
-                    phase = Phase.HEAD;
-                    dispatch(request, found);
-                    process();
-                    readIfWanted();
-                } else {
-                    ReferenceCountUtil.release(request);
-                }
-            });
+        phase = Phase.OPENING;
+        dispatching = true;
+        upstreams.forRoute(found, ok -> opened(request, found, ok));
+        dispatching = false;
+    }
+
+    private void opened(HttpRequest request, Entry<HttpRoute> found, boolean ok) {
+        if (phase != Phase.OPENING || !ctx.channel().isActive()) {
+            ReferenceCountUtil.release(request);
             return;
         }
-        if (upstream == null) {
-            MuxStream stream = target.openStream(ctx.channel());
-            if (stream == null) {
-                ReferenceCountUtil.release(request);
-                badGateway(found, "the proxy's client is gone or refused the connection");
-                return;
-            }
-            upstream = new Upstream(found, stream, this);
-            if (affinity != null) {
-                affinity.routedTo(target.eventLoop());
-            }
+        if (!ok) {
+            ReferenceCountUtil.release(request);
+            badGateway(found, "the proxy's client is gone or refused the connection");
+            return;
         }
         route = found;
         exchange.dispatched(request);
         phase = Phase.BODY;
-        upstream.send(request);
+        upstreams.current().send(request);
+        if (!dispatching) { // it waited: nothing was read meanwhile
+            process();
+            readIfWanted();
+        }
     }
 
     private void onBody(HttpContent content) {
         boolean last = content instanceof LastHttpContent;
-        upstream.send(content);
+        upstreams.current().send(content);
         if (last) {
             exchange.requestDone = true;
             if (exchange.responseDone) {
@@ -257,7 +258,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
             } else {
                 phase = Phase.RESPONSE;
                 if (!exchange.responseStarted) {
-                    startTimer(vhost.responseTimeoutSeconds(), responseTimedOut);
+                    timer.start(vhost.responseTimeoutSeconds(), responseTimedOut);
                 }
             }
         }
@@ -267,41 +268,38 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
 
     @Override
     public void onResponse(Upstream from, List<Object> parts, int rawBytes) {
-        if (from != upstream || phase == Phase.CLOSING) {
+        if (from != upstreams.current() || phase == Phase.CLOSING) {
             parts.forEach(ReferenceCountUtil::release);
             from.consumed(rawBytes);
             return;
         }
         ChannelFuture lastWrite = null;
+        String failure = null;
         for (Object part : parts) {
-            if (part instanceof HttpResponse response) {
-                if (response.decoderResult().isFailure()) {
-                    log.debug("{} bad response from {}: {}", ctx.channel(), upstream, response.decoderResult().cause());
-                    ReferenceCountUtil.release(part);
-                    failUpstream("its response could not be parsed");
-                    parts.forEach(p -> { if (p != part) ReferenceCountUtil.release(p); });
-                    from.consumed(rawBytes);
-                    return;
+            if (failure != null) {
+                ReferenceCountUtil.release(part);
+            } else if (part instanceof ByteBuf bytes) {
+                lastWrite = ctx.write(SlowReaderCopies.forWrite(ctx.channel(), bytes));
+            } else if (part instanceof HttpObject h && h.decoderResult().isFailure()) {
+                log.debug("{} bad response from {}: {}", ctx.channel(), from, h.decoderResult().cause().toString());
+                failure = "its response could not be parsed";
+            } else if (part instanceof HttpResponse head) {
+                if (exchange.responseHead(head)) {
+                    timer.cancel();
                 }
-                if (exchange.responseHead(response)) {
-                    cancelTimer();
-                }
-                route.target().rewriteResponse(response);
-                lastWrite = ctx.write(part);
-            } else if (part instanceof HttpObject) {
-                lastWrite = ctx.write(part);
-                exchange.responsePart((HttpObject) part);
-            } else {
-                lastWrite = ctx.write(part); // raw bytes behind a 101 in the same read
+            } else if (part == ResponseReader.END) {
+                exchange.responseEnded();
             }
         }
         if (lastWrite != null) {
-            from.stream.flushLater(ctx.channel());
+            from.conn.flushLater(ctx.channel());
             lastWrite.addListener(f -> from.consumed(rawBytes));
         } else {
             from.consumed(rawBytes);
         }
-        if (exchange.responseDone && exchange.upgrading) {
+        if (failure != null) {
+            failUpstream(failure);
+        } else if (exchange.responseDone && exchange.upgrading) {
             upgrade();
         } else if (exchange.complete()) {
             exchangeDone();
@@ -310,12 +308,11 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
 
     @Override
     public void onUpstreamFin(Upstream from) {
-        if (from != upstream) {
+        if (from != upstreams.current()) {
             return;
         }
         if (phase == Phase.HEAD) {
-            upstream.detach(false); // the app closed a kept-alive connection: the next request opens another
-            upstream = null;
+            upstreams.end(false); // the app closed a kept-alive connection: the next request opens another
         } else if (!exchange.responseStarted) {
             failUpstream("it closed the connection without a response");
         } else if (!exchange.responseDone) {
@@ -325,16 +322,16 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
 
     @Override
     public void onUpstreamReset(Upstream from, int code) {
-        if (from != upstream) {
+        if (from != upstreams.current()) {
             return;
         }
-        upstream = null;
+        upstreams.forget();
         if (phase == Phase.HEAD) {
             return;
         }
         if (!exchange.responseStarted) {
             badGateway(route, code == ResetCode.CONNECT_FAILED ? "the local app refused the connection (is it running?)"
-                    : "the stream was reset (" + ResetCode.name(code) + ")");
+                    : "its connection was reset (" + ResetCode.name(code) + ")");
         } else {
             ctx.close();
         }
@@ -342,7 +339,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
 
     @Override
     public void onUpstreamWritable(Upstream from) {
-        if (from == upstream) {
+        if (from == upstreams.current()) {
             readIfWanted();
         }
     }
@@ -350,64 +347,38 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     // ---- exchange ends ----
 
     private void exchangeDone() {
-        cancelTimer();
+        timer.cancel();
         if (!exchange.keepAlive || inputClosed) {
             closeAfterWrites();
             return;
         }
-        if (upstream != null && !upstream.usable()) {
-            upstream.detach(false);
-            upstream = null;
-        }
+        upstreams.endIfUnusable();
         phase = Phase.HEAD;
         awaitHead();
         process();
         readIfWanted();
     }
 
-    /** The app answered 101: from here the stream carries raw bytes both ways, through a {@link StreamRelay}. */
+    /** The app answered 101: from here the stream carries raw bytes both ways. */
     private void upgrade() {
         timer.stop();
         phase = Phase.UPGRADED;
-        Upstream up = upstream;
-        upstream = null;
-        List<Object> left = up.release();
-        for (Object m : left) {
-            ctx.write(m);
-        }
+        Upstream up = upstreams.forget();
+        up.release();
         ctx.flush();
-        ctx.pipeline().remove(HttpServerCodec.class); // bytes it held arrive here as ByteBufs
-        StreamRelay relay = new StreamRelay(up.stream, up.target().traffic());
-        ArrayDeque<Object> early = new ArrayDeque<>(pending);
-        pending.clear();
-        ctx.pipeline().replace(this, TunnelPipeline.RELAY, relay);
-        ctx.pipeline().fireChannelActive(); // the relay starts as on a new connection
-        for (Object m : early) {
-            if (m instanceof ByteBuf) {
-                ctx.pipeline().fireChannelRead(m);
-            } else {
-                ReferenceCountUtil.release(m);
-            }
-        }
-        ctx.pipeline().fireChannelReadComplete();
+        ProtocolSwitch.toRelay(ctx, up.conn, up.target().traffic(), pending);
     }
 
     private void responseTimedOut() {
         if (phase == Phase.RESPONSE && !exchange.responseStarted) {
-            vhost.counters().gatewayTimeout.incrementAndGet();
-            GATEWAY_LOG.warn("{} 504 for {}: no response within {} s (vhostHTTPTimeout)", ctx.channel(),
-                    HttpRoute.describe(route), vhost.responseTimeoutSeconds());
-            upstream.detach(true);
-            upstream = null;
-            answerAndClose(vhost.pages().gatewayTimeout(ctx.alloc()));
+            upstreams.end(true);
+            closing();
+            replies.gatewayTimeout(route);
         }
     }
 
     private void failUpstream(String why) {
-        if (upstream != null) {
-            upstream.detach(true);
-            upstream = null;
-        }
+        upstreams.end(true);
         if (exchange.responseStarted) {
             ctx.close();
         } else {
@@ -416,14 +387,13 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     }
 
     private void badGateway(Entry<HttpRoute> r, String why) {
-        vhost.counters().badGateway.incrementAndGet();
-        GATEWAY_LOG.warn("{} 502 for {}: {}", ctx.channel(), HttpRoute.describe(r), why);
-        answerAndClose(vhost.pages().badGateway(ctx.alloc()));
+        closing();
+        replies.badGateway(r, why);
     }
 
     /**
      * Answers a request itself. The connection stays open when the request brought no body: the
-     * empty last part the codec emits behind its head ends the exchange ({@link Phase#DISCARD}).
+     * empty last part the decoder emits behind its head ends the exchange ({@link Phase#DISCARD}).
      */
     private void answer(FullHttpResponse response, boolean requestHasBody) {
         if (requestHasBody || !exchange.keepAlive || inputClosed) {
@@ -431,25 +401,28 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
             return;
         }
         phase = Phase.DISCARD;
-        ctx.writeAndFlush(response);
+        replies.send(response);
     }
 
     private void answerAndClose(FullHttpResponse response) {
-        cancelTimer();
-        phase = Phase.CLOSING;
-        releasePending();
-        response.headers().set("Connection", HttpHeaderValues.CLOSE);
-        ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+        closing();
+        replies.sendAndClose(response);
     }
 
     private void closeAfterWrites() {
+        closing();
+        replies.closeAfterWrites();
+    }
+
+    /** Nothing more is read or handled: the connection closes once its last writes are out. */
+    private void closing() {
+        timer.cancel();
         phase = Phase.CLOSING;
-        cancelTimer();
-        ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        releasePending();
     }
 
     private void awaitHead() {
-        startTimer(vhost.headTimeoutSeconds(), headTimedOut);
+        timer.start(vhost.headTimeoutSeconds(), headTimedOut);
     }
 
     private void headTimedOut() {
@@ -458,14 +431,6 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
             log.debug("{} closing: no complete request head within {} s", ctx.channel(), vhost.headTimeoutSeconds());
             ctx.close();
         }
-    }
-
-    private void startTimer(int seconds, Runnable task) {
-        timer.start(seconds, task);
-    }
-
-    private void cancelTimer() {
-        timer.cancel();
     }
 
     private void releasePending() {

@@ -1,33 +1,36 @@
 package dev.tunnel.server.vhost;
 
-import dev.tunnel.protocol.ResetCode;
-import dev.tunnel.protocol.mux.MuxStream;
 import dev.tunnel.protocol.mux.StreamHandler;
 import dev.tunnel.protocol.relay.RelayCounter;
+import dev.tunnel.server.proxy.AppConnection;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.handler.codec.http.HttpClientCodec;
-import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpRequestEncoder;
+import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One stream to a proxy's local app, carrying the HTTP requests of one public connection while
- * they go to that proxy. Requests are encoded and responses decoded by Netty's
- * {@link HttpClientCodec}, run on an {@link EmbeddedChannel} beside the stream (so it also
- * knows which responses answer HEAD and when a 101 switches protocols); bodies pass through as
+ * One connection to a proxy's local app (a stream, or a work connection in pool mode), carrying
+ * the HTTP requests of one public connection while they go to that proxy. Requests go out re-encoded by Netty's {@link HttpRequestEncoder}
+ * (called directly: their heads changed, and a request whose framing the app reads exactly as
+ * the vhost routed it cannot smuggle a second one past it); responses come back framed by a
+ * {@link ResponseReader} and pass on as the bytes they arrived in. Bodies pass through as
  * retained slices, never aggregated.
  *
  * <h3>Flow control</h3>
- * Credit for the bytes the stream delivered goes back through {@link #consumed} once the
- * decoded parts were written to the public socket ({@link Listener#onResponse}).
+ * Credit for the bytes the connection delivered goes back through {@link #consumed} once the
+ * visitor's socket took them ({@link Listener#onResponse}).
  *
  * <h3>Closing</h3>
- * {@link #detach()} ends its use: FIN to the app, whatever still arrives is dropped (with its
- * credit returned, so the stream can finish).
+ * {@link #detach} ends its use: FIN to the app, whatever still arrives is dropped (with its
+ * credit returned, so the connection can finish).
  *
- * <p>Threading: every method runs on the stream's session loop, where the public connection
- * is registered while it uses this upstream.
+ * <p>Threading: every method runs on the connection's loop, where the public connection is
+ * registered while it uses this upstream.
  */
 final class Upstream implements StreamHandler {
     /** Largest response head accepted from a local app (status line and headers). */
@@ -35,7 +38,11 @@ final class Upstream implements StreamHandler {
 
     /** Receives what the upstream produces; the public connection's handler. */
     interface Listener {
-        /** Decoded response parts, in order; {@code rawBytes} of stream data produced them. */
+        /**
+         * What {@code rawBytes} of the app's data brought, in order ({@link ResponseReader#read}'s
+         * output: heads, ends, failures, and bytes for the visitor). The list is reused: read it
+         * before returning.
+         */
         void onResponse(Upstream upstream, List<Object> parts, int rawBytes);
 
         void onUpstreamFin(Upstream upstream);
@@ -46,97 +53,102 @@ final class Upstream implements StreamHandler {
     }
 
     final RouteTable.Entry<HttpRoute> route;
-    final MuxStream stream;
-    private final EmbeddedChannel codec;
+    final AppConnection conn;
+    private final ChannelHandlerContext ctx;
+    private final RequestEncoder requests = new RequestEncoder();
+    private final ResponseReader responses;
+    private final List<Object> parts = new ArrayList<>(4);
+    private final List<Object> encoded = new ArrayList<>(3);
     private final Listener listener;
     private final RelayCounter traffic;
     private boolean detached;
     private boolean finReceived;
     private boolean reset;
 
-    Upstream(RouteTable.Entry<HttpRoute> route, MuxStream stream, Listener listener) {
+    /** @param ctx the public connection's context (buffers for the codecs) */
+    Upstream(ChannelHandlerContext ctx, RouteTable.Entry<HttpRoute> route, AppConnection conn, Listener listener) {
+        this.ctx = ctx;
         this.route = route;
-        this.stream = stream;
+        this.conn = conn;
         this.listener = listener;
         this.traffic = route.target().target().traffic();
-        HttpDecoderConfig responses = new HttpDecoderConfig().setMaxInitialLineLength(8192)
-                .setMaxHeaderSize(MAX_RESPONSE_HEAD).setMaxChunkSize(256 * 1024);
-        this.codec = new EmbeddedChannel(new HttpClientCodec(responses, false, false));
-        stream.handler(this);
+        this.responses = new ResponseReader(ctx, route.target().responseHeaders());
+        conn.handler(this);
     }
 
     VhostTarget target() {
         return route.target().target();
     }
 
-    /** Whether a new request may go on this stream: the app has not closed or reset it. */
+    /** Whether a new request may go on this connection: the app has not closed or reset it. */
     boolean usable() {
-        return !detached && !finReceived && !reset && !stream.isClosed();
+        return !detached && !finReceived && !reset && conn.isOpen();
     }
 
     boolean isWritable() {
-        return stream.isWritable();
+        return conn.isWritable();
     }
 
     /** Encodes a request part (head or content; ownership passes here) and sends it. */
-    void send(Object httpObject) {
+    void send(HttpObject part) {
         if (detached || reset) {
-            io.netty.util.ReferenceCountUtil.release(httpObject);
+            ReferenceCountUtil.release(part);
             return;
         }
-        codec.writeOutbound(httpObject);
-        ByteBuf encoded;
-        while ((encoded = codec.readOutbound()) != null) {
-            traffic.read(encoded.readableBytes()); // counted as forwarded, heads as re-encoded
-            stream.write(encoded);
+        if (part instanceof HttpRequest head) {
+            responses.expectHeadResponse(HttpMethod.HEAD.equals(head.method()));
         }
+        requests.encode(ctx, part, encoded);
+        for (Object bytes : encoded) {
+            ByteBuf buf = (ByteBuf) bytes;
+            traffic.read(buf.readableBytes()); // counted as forwarded, heads as re-encoded
+            conn.write(buf);
+        }
+        encoded.clear();
     }
 
     /** Returns credit for {@code bytes} the public socket took. */
     void consumed(int bytes) {
-        stream.consumed(bytes);
+        conn.consumed(bytes);
     }
 
-    /** Stops using this stream: FIN to the app (or a reset when {@code abort}); later data is dropped. */
+    /** Stops using this connection: FIN to the app (or a reset when {@code abort}); later data is dropped. */
     void detach(boolean abort) {
         if (detached) {
             return;
         }
         detached = true;
-        codec.finishAndReleaseAll();
+        responses.release();
         if (abort) {
-            stream.reset(ResetCode.CANCEL);
+            conn.reset();
         } else {
-            stream.shutdownOutput();
+            conn.shutdownOutput();
         }
     }
 
-    /** Hands the stream over (a 101 switch): returns the bytes the codec still holds, in order. */
-    List<Object> release() {
+    /** Hands the connection over (a 101 switch): everything it delivered so far was already passed on. */
+    void release() {
         detached = true;
-        List<Object> left = new ArrayList<>();
-        codec.finish();
-        Object m;
-        while ((m = codec.readInbound()) != null) {
-            left.add(m);
-        }
-        codec.finishAndReleaseAll();
-        return left;
+        responses.release();
     }
 
-    // ---- stream side ----
+    // ---- the app's side ----
 
     @Override
     public void onData(ByteBuf data) {
         int bytes = data.readableBytes();
         if (detached) {
             data.release();
-            stream.consumed(bytes);
+            conn.consumed(bytes);
             return;
         }
         traffic.written(bytes);
-        codec.writeInbound(data);
-        listener.onResponse(this, drainInbound(), bytes);
+        responses.read(data, parts);
+        try {
+            listener.onResponse(this, parts, bytes);
+        } finally {
+            parts.clear();
+        }
     }
 
     @Override
@@ -145,10 +157,13 @@ final class Upstream implements StreamHandler {
         if (detached) {
             return;
         }
-        codec.finish(); // a response delimited by the close ends here
-        List<Object> last = drainInbound();
-        if (!last.isEmpty()) {
-            listener.onResponse(this, last, 0);
+        responses.finish(parts); // a response delimited by the close ends here
+        try {
+            if (!parts.isEmpty()) {
+                listener.onResponse(this, parts, 0);
+            }
+        } finally {
+            parts.clear();
         }
         listener.onUpstreamFin(this);
     }
@@ -158,7 +173,7 @@ final class Upstream implements StreamHandler {
         reset = true;
         if (!detached) {
             detached = true;
-            codec.finishAndReleaseAll();
+            responses.release();
             listener.onUpstreamReset(this, code);
         }
     }
@@ -170,17 +185,19 @@ final class Upstream implements StreamHandler {
         }
     }
 
-    private List<Object> drainInbound() {
-        List<Object> parts = new ArrayList<>(4);
-        Object m;
-        while ((m = codec.readInbound()) != null) {
-            parts.add(m);
-        }
-        return parts;
-    }
-
     @Override
     public String toString() {
-        return stream + " of proxy [" + route.owner() + "]";
+        return conn + " of proxy [" + route.owner() + "]";
+    }
+
+    /** Netty's request encoder, called directly (the connection is not a pipeline of ours; see {@link ResponseReader}). */
+    private static final class RequestEncoder extends HttpRequestEncoder {
+        void encode(ChannelHandlerContext ctx, HttpObject part, List<Object> out) {
+            try {
+                super.encode(ctx, part, out); // releases part
+            } catch (Exception e) {
+                throw new IllegalStateException("could not encode a request part", e);
+            }
+        }
     }
 }

@@ -11,8 +11,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.codec.http.HttpDecoderConfig;
-import io.netty.handler.codec.http.HttpServerCodec;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
@@ -47,12 +45,7 @@ public final class VhostListeners implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         publicConns.add(ch);
-                        HttpDecoderConfig requests = new HttpDecoderConfig()
-                                .setMaxInitialLineLength(VhostSettings.MAX_REQUEST_LINE)
-                                .setMaxHeaderSize(VhostSettings.MAX_REQUEST_HEADERS)
-                                .setMaxChunkSize(256 * 1024);
-                        ch.pipeline().addLast(TunnelPipeline.HTTP_CODEC, new HttpServerCodec(requests));
-                        ch.pipeline().addLast(TunnelPipeline.VHOST, new HttpVhostHandler(settings, "http", affinity));
+                        HttpVhostHandler.install(ch.pipeline(), settings, "http", affinity);
                     }
                 }));
                 log.info("vhost HTTP port listening on {}", bound.listeners.get(bound.listeners.size() - 1).localAddress());

@@ -1,18 +1,21 @@
 package dev.tunnel.server.vhost;
 
-import dev.tunnel.protocol.mux.MuxStream;
 import dev.tunnel.protocol.relay.RelayCounter;
+import dev.tunnel.server.proxy.AppConnection;
+import dev.tunnel.server.proxy.SessionLink;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
+import java.util.function.Consumer;
 
 /**
  * A registered {@code http} or {@code https} proxy as the vhost ports see it: where its streams
  * are opened. Implemented by the client session that registered it.
  *
- * <p>Threading: {@link #openStream} runs on {@link #eventLoop()}, the loop of the proxy's
- * session; a public connection is moved there before it uses one of the proxy's streams
- * ({@link ChannelMover}). {@link #carry} may be called on the connection's own loop.
+ * <p>Threading: {@link #open} runs on {@link #eventLoop()}, the loop of the proxy's session; a
+ * public connection is moved there before it opens a connection to the proxy, and then to that
+ * connection's loop ({@link ChannelMover}). {@link #carry} may be called on the connection's
+ * own loop.
  */
 public interface VhostTarget {
 
@@ -23,12 +26,14 @@ public interface VhostTarget {
     EventLoop eventLoop();
 
     /**
-     * Opens a stream to the proxy's local app for {@code publicChannel} (registered on
+     * Opens a connection to the proxy's local app for {@code publicChannel} (registered on
      * {@link #eventLoop()}), with the PROXY protocol header already written when the proxy asks
-     * for one; null when it cannot (the session is gone or at {@code transport.maxStreamsPerClient}:
-     * logged by the target).
+     * for one: a stream in mux mode, a work connection in pool mode ({@link SessionLink#open}).
+     * {@code opened} gets it, or null when it cannot (the session is gone, at its limits, or no
+     * work connection came in time: logged by the target), possibly later and on the
+     * connection's own loop, where the caller moves {@code publicChannel} before using it.
      */
-    MuxStream openStream(Channel publicChannel);
+    void open(Channel publicChannel, Consumer<AppConnection> opened);
 
     /**
      * Carries {@code publicConn} as raw bytes to the local app (an https proxy routed by SNI):

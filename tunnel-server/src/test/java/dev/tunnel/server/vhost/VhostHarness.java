@@ -7,17 +7,18 @@ import dev.tunnel.protocol.mux.MuxSettings;
 import dev.tunnel.protocol.mux.MuxStream;
 import dev.tunnel.protocol.mux.StreamHandler;
 import dev.tunnel.protocol.mux.StreamRelay;
+import dev.tunnel.server.proxy.AppConnection;
+import dev.tunnel.server.proxy.StreamConnection;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.handler.codec.http.HttpDecoderConfig;
-import io.netty.handler.codec.http.HttpServerCodec;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * A vhost port on {@link EmbeddedChannel}s: public connections with the real pipeline, and a
@@ -67,8 +68,9 @@ final class VhostHarness implements AutoCloseable {
             }
 
             @Override
-            public MuxStream openStream(Channel publicChannel) {
-                return server.openStream(proxyId, String.valueOf(publicChannel.remoteAddress()));
+            public void open(Channel publicChannel, Consumer<AppConnection> opened) {
+                MuxStream stream = server.openStream(proxyId, String.valueOf(publicChannel.remoteAddress()));
+                opened.accept(new StreamConnection(stream, active.eventLoop()));
             }
 
             @Override
@@ -78,7 +80,8 @@ final class VhostHarness implements AutoCloseable {
 
             @Override
             public void carry(Channel publicConn, ByteBuf firstBytes) { // as the mux link does
-                publicConn.pipeline().addLast(new StreamRelay(openStream(publicConn)));
+                publicConn.pipeline().addLast(new StreamRelay(server.openStream(proxyId,
+                        String.valueOf(publicConn.remoteAddress()))));
                 publicConn.pipeline().fireChannelActive();
                 publicConn.pipeline().fireChannelRead(firstBytes).fireChannelReadComplete();
             }
@@ -93,13 +96,11 @@ final class VhostHarness implements AutoCloseable {
     }
 
     EmbeddedChannel newHttpConnection() {
-        HttpDecoderConfig requests = new HttpDecoderConfig().setMaxInitialLineLength(VhostSettings.MAX_REQUEST_LINE)
-                .setMaxHeaderSize(VhostSettings.MAX_REQUEST_HEADERS);
         EmbeddedChannel ch = new EmbeddedChannel();
         ch.freezeTime(); // timeouts run when a test advances the clock
         publicChannels.add(ch);
         active = ch;
-        ch.pipeline().addLast(new HttpServerCodec(requests), new HttpVhostHandler(settings, "http"));
+        HttpVhostHandler.install(ch.pipeline(), settings, "http", null);
         return ch;
     }
 

@@ -3,7 +3,7 @@ package dev.tunnel.server.vhost;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tunnel.protocol.mux.MuxStream;
+import dev.tunnel.server.proxy.AppConnection;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import java.util.List;
@@ -28,8 +28,8 @@ class VhostsTest {
             }
 
             @Override
-            public MuxStream openStream(Channel publicChannel) {
-                return null;
+            public void open(Channel publicChannel, java.util.function.Consumer<AppConnection> opened) {
+                opened.accept(null);
             }
 
             @Override

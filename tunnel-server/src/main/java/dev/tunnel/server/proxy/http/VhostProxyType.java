@@ -2,8 +2,6 @@ package dev.tunnel.server.proxy.http;
 
 import dev.tunnel.config.ValueChecks;
 import dev.tunnel.protocol.Options;
-import dev.tunnel.protocol.mux.MuxStream;
-import dev.tunnel.protocol.relay.RelayCounter;
 import dev.tunnel.server.Listeners;
 import dev.tunnel.server.config.ServerConfig;
 import dev.tunnel.server.proxy.ProxyRef;
@@ -14,15 +12,13 @@ import dev.tunnel.server.proxy.RunningProxy;
 import dev.tunnel.server.proxy.ServerEnvironment;
 import dev.tunnel.server.proxy.ServerProxyType;
 import dev.tunnel.server.proxy.SessionLink;
+import dev.tunnel.server.vhost.SessionTarget;
 import dev.tunnel.server.vhost.DomainAllowList;
 import dev.tunnel.server.vhost.ErrorPages;
 import dev.tunnel.server.vhost.HostNames;
 import dev.tunnel.server.vhost.VhostListeners;
 import dev.tunnel.server.vhost.VhostSettings;
-import dev.tunnel.server.vhost.VhostTarget;
 import dev.tunnel.server.vhost.Vhosts;
-import io.netty.buffer.ByteBuf;
-import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.haproxy.HAProxyProtocolVersion;
 import io.netty.util.concurrent.Future;
@@ -38,9 +34,9 @@ import org.slf4j.LoggerFactory;
  * {@code type = "http"} and {@code type = "https"}: proxies that share one public port of the
  * server ({@code vhostHTTPPort} / {@code vhostHTTPSPort}), routed by domain. The type opens that
  * port when the server starts (if set) and keeps a route per running proxy ({@link Vhosts}).
- * An https connection, once routed by SNI, is carried like any other ({@link SessionLink#carry},
- * mux or pool mode); an http connection holds streams of the proxies its requests go to
- * ({@link SessionLink#openStream}), which needs mux mode.
+ * An https connection, once routed by SNI, is carried like any other ({@link SessionLink#carry});
+ * an http connection holds a connection to the app of each proxy its requests go to in turn
+ * ({@link SessionLink#open}: a stream in mux mode, a work connection in pool mode).
  *
  * <p>Options: {@code customDomains}, {@code subdomain}, {@code transport.proxyProtocolVersion},
  * and for http {@code locations}, {@code httpUser}, {@code httpPassword},
@@ -137,14 +133,10 @@ public final class VhostProxyType implements ServerProxyType {
     public Future<RunningProxy> start(ProxyRequest request, ProxySession session) {
         EventLoop loop = session.link().eventLoop();
         try {
-            if (!https && !session.link().carriesStreams()) {
-                throw new ProxyRefusedException("type \"http\" needs transport.tcpMux = true on both sides: its"
-                        + " requests are routed one by one over streams, which pool mode does not have");
-            }
             HAProxyProtocolVersion proxyProtocol = VhostOptions.proxyProtocol(request.options());
             ProxyRef ref = request.proxy();
             ref.proxyProtocol(proxyProtocol);
-            Vhosts.Registration registration = vhosts.register(new LinkTarget(session.link(), ref),
+            Vhosts.Registration registration = vhosts.register(new SessionTarget(session.link(), ref),
                     VhostOptions.spec(request.options(), https), session.user(),
                     allowed.getOrDefault(session.user(), DomainAllowList.any()));
             log.info("{} client {} {} proxy [{}] serves {} on port {}", session.link().control(), session.id(), name(),
@@ -168,34 +160,6 @@ public final class VhostProxyType implements ServerProxyType {
         public Future<?> close() {
             registration.close();
             return loop.newSucceededFuture(null);
-        }
-    }
-
-    /** The vhost's view of one proxy: its session's link. */
-    private record LinkTarget(SessionLink link, ProxyRef ref) implements VhostTarget {
-        @Override
-        public String name() {
-            return ref.name();
-        }
-
-        @Override
-        public EventLoop eventLoop() {
-            return link.eventLoop();
-        }
-
-        @Override
-        public MuxStream openStream(Channel publicChannel) {
-            return link.openStream(publicChannel, ref);
-        }
-
-        @Override
-        public RelayCounter traffic() {
-            return ref.traffic();
-        }
-
-        @Override
-        public void carry(Channel publicConn, ByteBuf firstBytes) {
-            link.carry(publicConn, firstBytes, ref);
         }
     }
 }

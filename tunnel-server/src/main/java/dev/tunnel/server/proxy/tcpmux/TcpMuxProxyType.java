@@ -2,8 +2,6 @@ package dev.tunnel.server.proxy.tcpmux;
 
 import dev.tunnel.config.ValueChecks;
 import dev.tunnel.protocol.Options;
-import dev.tunnel.protocol.mux.MuxStream;
-import dev.tunnel.protocol.relay.RelayCounter;
 import dev.tunnel.protocol.transport.Transports;
 import dev.tunnel.server.Listeners;
 import dev.tunnel.server.config.ServerConfig;
@@ -15,14 +13,13 @@ import dev.tunnel.server.proxy.RunningProxy;
 import dev.tunnel.server.proxy.ServerEnvironment;
 import dev.tunnel.server.proxy.ServerProxyType;
 import dev.tunnel.server.proxy.SessionLink;
+import dev.tunnel.server.vhost.SessionTarget;
 import dev.tunnel.server.vhost.DomainAllowList;
 import dev.tunnel.server.vhost.ProxyProtocolHeader;
 import dev.tunnel.server.vhost.VhostSettings;
 import dev.tunnel.server.vhost.VhostSpec;
-import dev.tunnel.server.vhost.VhostTarget;
 import dev.tunnel.server.vhost.Vhosts;
 import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -145,7 +142,7 @@ public final class TcpMuxProxyType implements ServerProxyType {
             VhostSpec spec = new VhostSpec(false, o.list("customDomains"), o.string("subdomain", ""), List.of(),
                     o.string("httpUser", ""), o.string("httpPassword", ""), "", Map.of(), Map.of(),
                     o.string("routeByHTTPUser", ""));
-            Vhosts.Registration registration = vhosts.register(new LinkTarget(session.link(), ref), spec,
+            Vhosts.Registration registration = vhosts.register(new SessionTarget(session.link(), ref), spec,
                     session.user(), allowed.getOrDefault(session.user(), DomainAllowList.any()));
             log.info("{} client {} tcpmux proxy [{}] serves {} on port {}", session.link().control(), session.id(),
                     request.qualifiedName(), registration.domains(), port());
@@ -168,34 +165,6 @@ public final class TcpMuxProxyType implements ServerProxyType {
         public Future<?> close() {
             registration.close();
             return loop.newSucceededFuture(null);
-        }
-    }
-
-    /** The router's view of one proxy: its session's link. */
-    private record LinkTarget(SessionLink link, ProxyRef ref) implements VhostTarget {
-        @Override
-        public String name() {
-            return ref.name();
-        }
-
-        @Override
-        public EventLoop eventLoop() {
-            return link.eventLoop();
-        }
-
-        @Override
-        public MuxStream openStream(Channel publicChannel) {
-            return link.openStream(publicChannel, ref);
-        }
-
-        @Override
-        public RelayCounter traffic() {
-            return ref.traffic();
-        }
-
-        @Override
-        public void carry(Channel publicConn, ByteBuf firstBytes) {
-            link.carry(publicConn, firstBytes, ref);
         }
     }
 }

@@ -1,0 +1,69 @@
+package dev.tunnel.server.vhost;
+
+import dev.tunnel.runtime.BurstLog;
+import dev.tunnel.server.vhost.RouteTable.Entry;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The answers a vhost connection gives itself rather than an app's: its pages (404, 401, 400,
+ * 502, 504) encoded by Netty's encoder ({@link ResponseHeadEncoder}) and written to the visitor,
+ * with the gateway errors counted and logged once per burst with the proxy; and the closes that
+ * wait for what was written before them.
+ *
+ * <p>Threading: the connection's event loop.
+ */
+final class Replies {
+    private static final Logger log = LoggerFactory.getLogger(HttpVhostHandler.class);
+    private static final BurstLog GATEWAY_LOG = new BurstLog(log);
+
+    private final ChannelHandlerContext ctx;
+    private final VhostSettings vhost;
+    private ResponseHeadEncoder encoder;
+
+    Replies(ChannelHandlerContext ctx, VhostSettings vhost) {
+        this.ctx = ctx;
+        this.vhost = vhost;
+    }
+
+    /** Writes {@code page} (ownership passes) and flushes; the connection stays open. */
+    ChannelFuture send(FullHttpResponse page) {
+        if (encoder == null) {
+            encoder = new ResponseHeadEncoder();
+        }
+        return ctx.writeAndFlush(encoder.encodePage(ctx, page));
+    }
+
+    /** Writes {@code page} with {@code Connection: close}, then closes. */
+    void sendAndClose(FullHttpResponse page) {
+        page.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        send(page).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    /** 502, then close: the request's proxy could not be reached, or failed before answering. */
+    void badGateway(Entry<HttpRoute> route, String why) {
+        vhost.counters().badGateway.incrementAndGet();
+        GATEWAY_LOG.warn("{} 502 for {}: {}", ctx.channel(), HttpRoute.describe(route), why);
+        sendAndClose(vhost.pages().badGateway(ctx.alloc()));
+    }
+
+    /** 504, then close: the app did not start its response within {@code vhostHTTPTimeout}. */
+    void gatewayTimeout(Entry<HttpRoute> route) {
+        vhost.counters().gatewayTimeout.incrementAndGet();
+        GATEWAY_LOG.warn("{} 504 for {}: no response within {} s (vhostHTTPTimeout)", ctx.channel(),
+                HttpRoute.describe(route), vhost.responseTimeoutSeconds());
+        sendAndClose(vhost.pages().gatewayTimeout(ctx.alloc()));
+    }
+
+    /** Closes once everything written so far has gone out. */
+    void closeAfterWrites() {
+        ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+    }
+}

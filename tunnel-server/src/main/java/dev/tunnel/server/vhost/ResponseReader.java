@@ -1,0 +1,277 @@
+package dev.tunnel.server.vhost;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseDecoder;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Frames the responses a local app sends on one stream and passes them on as the bytes they
+ * arrived in. Netty's {@link HttpResponseDecoder} is the parser: it is called directly, one step
+ * at a time, and the bytes each step consumed are attributed to what it produced. The decoded
+ * objects only tell where a response starts and ends; what goes to the visitor is slices of the
+ * stream's own buffers, so a head is neither re-encoded nor a body copied or re-chunked.
+ *
+ * <p>A head is re-encoded (from what the decoder made of it) only when the proxy sets
+ * {@code responseHeaders.set}. Framing the decoder finds ambiguous (both
+ * {@code Transfer-Encoding} and {@code Content-Length}, differing lengths, bare LF line ends)
+ * fails the response rather than passing bytes the visitor's side could frame another way.
+ * After a {@code 101 Switching Protocols} head every byte is raw and passes unparsed.
+ *
+ * <h3>Output</h3>
+ * {@link #read} appends, in order of the decoder's steps: each response head (an
+ * {@link HttpResponse}, for the caller's bookkeeping, not to be written), {@link #END} where a
+ * response ends, a failed {@link HttpObject} (its {@code decoderResult()}) when the app's bytes
+ * are not HTTP, and {@link ByteBuf}s to write to the visitor (ownership passes). Bytes of a head
+ * that is still incomplete are held back (at most {@link Upstream#MAX_RESPONSE_HEAD} and a line).
+ *
+ * <h3>Why the decoder is not in a pipeline</h3>
+ * A stream is not a channel: the alternative is an {@code EmbeddedChannel} per stream, whose
+ * promises, pipeline and task queue cost more than the parsing. The decoder's {@code decode} and
+ * {@code decodeLast} use their context argument only to pass it on; the public channel's is given.
+ *
+ * <p>Threading: the stream's session loop. Not thread-safe.
+ */
+final class ResponseReader {
+    /** Marks the end of a response in {@link #read}'s output; not reference-counted. */
+    static final Object END = LastHttpContent.EMPTY_LAST_CONTENT;
+
+    private final Decoder decoder = new Decoder();
+    private final ChannelHandlerContext ctx;
+    private final Map<String, String> setHeaders;
+    private final ResponseHeadEncoder headEncoder;
+    private final List<Object> step = new ArrayList<>(2);
+    /** Bytes of the previous read not yet passed on: a partial head, or a partial line. */
+    private ByteBuf carry;
+    /** How many of {@link #carry}'s bytes the decoder already consumed. */
+    private int carryConsumed;
+    private boolean awaitingHead = true;
+    private boolean raw;
+    private boolean failed;
+
+    /**
+     * @param ctx        the public connection's context, for buffers and the decoder's calls
+     * @param setHeaders {@code responseHeaders.set} of the proxy (empty: heads pass unchanged)
+     */
+    ResponseReader(ChannelHandlerContext ctx, Map<String, String> setHeaders) {
+        this.ctx = ctx;
+        this.setHeaders = setHeaders;
+        this.headEncoder = setHeaders.isEmpty() ? null : new ResponseHeadEncoder();
+    }
+
+    /** The next response answers a HEAD request: it has a head and no body, whatever its headers say. */
+    void expectHeadResponse(boolean head) {
+        decoder.headRequest = head;
+    }
+
+    /** Reads {@code data} (ownership passes) and appends what it brings to {@code out}; see the class comment. */
+    void read(ByteBuf data, List<Object> out) {
+        if (failed) {
+            data.release();
+            return;
+        }
+        if (raw) {
+            out.add(data);
+            return;
+        }
+        ByteBuf in = data;
+        int rawFrom = 0;
+        if (carry != null) { // flat: a carry never holds a slice of an earlier composite
+            CompositeByteBuf joined = ctx.alloc().compositeBuffer();
+            joined.addFlattenedComponents(true, carry);
+            joined.addFlattenedComponents(true, data);
+            in = joined;
+            in.readerIndex(carryConsumed);
+            carry = null;
+        } else {
+            rawFrom = in.readerIndex();
+        }
+        try {
+            while (in.isReadable() && !failed && !raw) {
+                int before = in.readerIndex();
+                decoder.step(ctx, in, step);
+                if (step.isEmpty()) {
+                    if (in.readerIndex() == before) {
+                        break; // the rest is a partial line
+                    }
+                    continue;
+                }
+                rawFrom = produced(in, rawFrom, out);
+            }
+            if (failed) {
+                return;
+            }
+            if (raw) {
+                in.readerIndex(in.writerIndex());
+            }
+            int end = awaitingHead && !raw ? rawFrom : in.readerIndex();
+            if (end > rawFrom) {
+                out.add(in.retainedSlice(rawFrom, end - rawFrom));
+            }
+            if (in.writerIndex() > end) {
+                carry = tail(in, end);
+                carryConsumed = in.readerIndex() - end;
+            }
+        } finally {
+            in.release();
+        }
+    }
+
+    /** The bytes of {@code in} from {@code from} on, retained, as leaf buffers (no slice of a composite). */
+    private static ByteBuf tail(ByteBuf in, int from) {
+        int length = in.writerIndex() - from;
+        if (in instanceof CompositeByteBuf composite) {
+            CompositeByteBuf tail = composite.alloc().compositeBuffer();
+            for (ByteBuf part : composite.decompose(from, length)) {
+                tail.addComponent(true, part.retain());
+            }
+            return tail;
+        }
+        return in.retainedSlice(from, length);
+    }
+
+    /** The stream ended: a response delimited by the close ends here; a partial one is dropped. */
+    void finish(List<Object> out) {
+        if (failed || raw) {
+            release();
+            return;
+        }
+        ByteBuf in = carry != null ? carry : ctx.alloc().buffer(0);
+        carry = null;
+        if (in.readableBytes() > 0) {
+            in.readerIndex(in.readerIndex() + carryConsumed);
+        }
+        try {
+            decoder.last(ctx, in, step);
+            for (Object o : step) {
+                if (o instanceof HttpObject h && h.decoderResult().isFailure()) {
+                    failed = true;
+                } else if (o instanceof LastHttpContent) {
+                    awaitingHead = true;
+                    out.add(END);
+                }
+                ReferenceCountUtil.release(o);
+            }
+            step.clear();
+        } finally {
+            in.release();
+            decoder.close();
+        }
+    }
+
+    /** Releases what is held; the reader reads nothing more. */
+    void release() {
+        failed = true;
+        if (carry != null) {
+            carry.release();
+            carry = null;
+        }
+        decoder.close();
+    }
+
+    /** Handles what one decoder step produced; returns where the bytes not yet passed on start now. */
+    private int produced(ByteBuf in, int rawFrom, List<Object> out) {
+        int from = rawFrom;
+        for (Object o : step) {
+            if (o instanceof HttpObject h && h.decoderResult().isFailure()) {
+                failed = true;
+                out.add(o); // a head or an empty last part: nothing to release
+                continue;
+            }
+            if (failed) {
+                ReferenceCountUtil.release(o);
+            } else if (o instanceof HttpResponse head) {
+                awaitingHead = false;
+                out.add(head);
+                if (needsRewrite(head)) {
+                    from = in.readerIndex(); // the head's own bytes are replaced by the rewritten head
+                    out.add(rewritten(head));
+                }
+                if (head.status().code() == 101) {
+                    raw = true;
+                }
+            } else if (o instanceof LastHttpContent last) {
+                last.release();
+                awaitingHead = true;
+                if (in.readerIndex() > from) {
+                    out.add(in.retainedSlice(from, in.readerIndex() - from));
+                    from = in.readerIndex();
+                }
+                out.add(END);
+            } else {
+                ReferenceCountUtil.release(o); // a body part: its bytes pass as they came
+            }
+        }
+        step.clear();
+        if (failed) {
+            decoder.close();
+        }
+        return from;
+    }
+
+    private boolean needsRewrite(HttpResponse head) {
+        return headEncoder != null && head.status().code() >= 200;
+    }
+
+    private ByteBuf rewritten(HttpResponse head) {
+        setHeaders.forEach((k, v) -> head.headers().set(k, v));
+        return headEncoder.encode(ctx, head);
+    }
+
+    /** Netty's response decoder, stepped by hand; knows HEAD requests as {@code HttpClientCodec} would. */
+    private static final class Decoder extends HttpResponseDecoder {
+        boolean headRequest;
+        private boolean closed;
+
+        Decoder() {
+            super(new HttpDecoderConfig().setMaxInitialLineLength(8192)
+                    .setMaxHeaderSize(Upstream.MAX_RESPONSE_HEAD).setMaxChunkSize(1 << 20));
+        }
+
+        void step(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+            try {
+                decode(ctx, in, out);
+            } catch (Exception e) { // decode reports bad input as a failed object; this is a bug
+                throw new IllegalStateException(e);
+            }
+        }
+
+        void last(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+            try {
+                decodeLast(ctx, in, out);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        /** Frees the decoder's scratch buffer (a decoder in a pipeline does this when removed). */
+        void close() {
+            if (!closed) {
+                closed = true;
+                try {
+                    handlerRemoved0(null);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        }
+
+        @Override
+        protected boolean isContentAlwaysEmpty(HttpMessage msg) {
+            if (headRequest && msg instanceof HttpResponse r && r.status().code() >= 200) {
+                return true;
+            }
+            return super.isContentAlwaysEmpty(msg);
+        }
+
+    }
+}
