@@ -22,6 +22,13 @@ public final class Capabilities {
     /** Options maps in {@code LOGIN}, {@code LOGIN_RESULT}, {@code NEW_PROXY} and {@code NEW_PROXY_RESULT}. */
     public static final String OPTIONS = "options";
 
+    /**
+     * A second connection per mux session, joined with {@code JOIN_LANE}: control frames and
+     * sparse streams on the first (the express lane), streams that turned bulk on the second,
+     * with {@link LaneFrame} markers keeping each stream in order. Used only when both list it.
+     */
+    public static final String EXPRESS_LANE = "mux.expressLane";
+
     /** What every build of this protocol generation has, whatever its proxy types. */
     public static final List<String> BASE = List.of(OPTIONS, LIVE_PROXIES);
 
