@@ -196,7 +196,8 @@ public final class MuxStream {
         if (closed || finReceived) {
             return;
         }
-        int credit = receiveWindow.onConsumed(bytes, System.nanoTime(), session.minRttNanos(), session.budget());
+        int credit = receiveWindow.onConsumed(bytes, System.nanoTime(), session.minRttNanos(), session.budget(),
+                order.lane() == LaneOrder.BULK ? ReceiveWindow.BULK_GAIN : ReceiveWindow.GAIN);
         if (credit > 0) {
             session.writeFrame(new WindowUpdateFrame(id, credit));
         }
