@@ -156,8 +156,12 @@ done
 RES=$WORK/results.txt; : > "$RES"
 HZ=$(getconf CLK_TCK)
 for r in $(seq 1 "$ROUNDS"); do
+  # each round starts one column further on, so that no column always runs first or right after
+  # another (a column's run warms or loads the machine for the next one)
+  n=${#COLUMNS[@]}; ORDER=()
+  for i in $(seq 0 $((n - 1))); do ORDER+=("${COLUMNS[$(( (i + r - 1) % n ))]}"); done
   for test in $TESTS; do
-    for col in "${COLUMNS[@]}"; do
+    for col in "${ORDER[@]}"; do
       # i1p: one stream without TLS, for the plain tunnel columns (its ratios use i1's direct and haproxy)
       if [ $test = i1p ]; then plain_only $col || continue; else plain_only $col && continue; fi
       s0=$(ticks $col server); c0=$(ticks $col client)

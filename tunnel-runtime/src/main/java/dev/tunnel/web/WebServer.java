@@ -8,6 +8,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.handler.ssl.SslContext;
+import java.net.Inet6Address;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.concurrent.ExecutorService;
@@ -61,7 +62,9 @@ public final class WebServer implements AutoCloseable {
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childHandler(new WebInitializer(ssl, routes, auth, blocking))
                     .bind(settings.addr(), settings.port()).syncUninterruptibly().channel();
-            log.info("{} listening on {}://{}{}", what, ssl == null ? "http" : "https", listener.localAddress(),
+            InetSocketAddress bound = (InetSocketAddress) listener.localAddress();
+            String host = bound.getAddress() instanceof Inet6Address ? "[" + bound.getHostString() + "]" : bound.getHostString();
+            log.info("{} listening on {}://{}:{}/{}", what, ssl == null ? "http" : "https", host, bound.getPort(),
                     auth == null ? " without credentials (webServer.user/password are empty)" : "");
             return new WebServer(listener, blocking);
         } catch (RuntimeException e) {

@@ -138,7 +138,7 @@ public final class TunnelServer implements AutoCloseable {
             WebServer web = null;
             if (config.webServer.enabled()) {
                 try {
-                    web = WebServer.start(config.webServer.settings(), new ServerApi(config, stats, Version.get()).routes(),
+                    web = WebServer.start(config.webServer.settings(), new ServerApi(config, stats, Version.get(), types.names()).routes(),
                             workerGroup, Transports.serverChannel(), "dashboard");
                 } catch (RuntimeException e) {
                     listener.close().syncUninterruptibly();

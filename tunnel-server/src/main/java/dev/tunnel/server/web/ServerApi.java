@@ -33,11 +33,14 @@ public final class ServerApi {
     private final ServerConfig config;
     private final ServerStats stats;
     private final String version;
+    private final List<String> types;
 
-    public ServerApi(ServerConfig config, ServerStats stats, String version) {
+    /** {@code types}: the names of the proxy types this server serves (the dashboard lists each). */
+    public ServerApi(ServerConfig config, ServerStats stats, String version, List<String> types) {
         this.config = config;
         this.stats = stats;
         this.version = version;
+        this.types = List.copyOf(types);
     }
 
     /** Every route of the server's web server. */
@@ -53,7 +56,7 @@ public final class ServerApi {
             ServerMetrics metrics = new ServerMetrics(stats);
             routes.get("/metrics", r -> metrics.scrape());
         }
-        Dashboard.addTo(routes);
+        Dashboard.addTo(routes, types);
         return routes;
     }
 
@@ -66,12 +69,12 @@ public final class ServerApi {
             json.writeStartObject();
             json.writeStringField("version", version);
             json.writeNumberField("bindPort", config.bindPort);
-            json.writeNumberField("vhostHTTPPort", 0);
-            json.writeNumberField("vhostHTTPSPort", 0);
+            json.writeNumberField("vhostHTTPPort", config.vhostHTTPPort);
+            json.writeNumberField("vhostHTTPSPort", config.vhostHTTPSPort);
             json.writeNumberField("tcpmuxHTTPConnectPort", 0);
             json.writeNumberField("kcpBindPort", 0);
             json.writeNumberField("quicBindPort", 0);
-            json.writeStringField("subdomainHost", "");
+            json.writeStringField("subdomainHost", config.subDomainHost);
             json.writeNumberField("maxPoolCount", config.transport.maxPoolCount);
             json.writeNumberField("maxPortsPerClient", config.maxPortsPerClient);
             json.writeNumberField("heartbeatTimeout", config.transport.heartbeatTimeout);

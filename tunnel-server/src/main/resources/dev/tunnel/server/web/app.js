@@ -4,6 +4,7 @@
 (() => {
   const POLL_MS = 2000;
   const POINTS = 150;
+  const TYPES = (document.documentElement.dataset.types || 'tcp').split(' ');
   const samples = [];
   let last = null;
 
@@ -53,9 +54,9 @@
 
   async function refresh() {
     try {
-      const info = await api('/api/serverinfo');
-      const types = new Set(['tcp', ...Object.keys(info.proxyTypeCount || {})]);
-      const [clients, ...byType] = await Promise.all([api('/api/clients'), ...[...types].map(t => api('/api/proxy/' + encodeURIComponent(t)))]);
+      // one round of requests, all at once: the page names every proxy type the server has
+      const [info, clients, ...byType] = await Promise.all([api('/api/serverinfo'), api('/api/clients'),
+        ...TYPES.map(t => api('/api/proxy/' + encodeURIComponent(t)))]);
       const proxies = byType.flatMap(r => r.proxies).sort((a, b) => a.name.localeCompare(b.name));
       $('version').textContent = 'v' + info.version + ' · port ' + info.bindPort;
       $('clientCounts').textContent = info.clientCounts;

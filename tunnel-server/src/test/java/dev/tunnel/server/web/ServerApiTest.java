@@ -21,6 +21,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.Base64;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -60,12 +61,14 @@ class ServerApiTest {
     void start() {
         ServerConfig config = new ServerConfig();
         config.bindPort = 7000;
+        config.vhostHTTPPort = 8080;
+        config.subDomainHost = "example.com";
         config.enablePrometheus = true;
         config.allowPorts.add(new PortRange(6000, 6010, 0));
         config.allowPorts.add(new PortRange(0, 0, 7001));
         group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         web = WebServer.start(new WebSettings("127.0.0.1", 0, "admin", "pw", null, null),
-                new ServerApi(config, stats, "1.2.3").routes(), group, NioServerSocketChannel.class, "dashboard");
+                new ServerApi(config, stats, "1.2.3", List.of("tcp", "udp")).routes(), group, NioServerSocketChannel.class, "dashboard");
         stats.clientOnline("1", "", "run-a", "0.1.0", "nas", "192.0.2.7", new Figures(42_000_000L, 3, 1_500_000L));
         stats.proxyOpened("ssh", "tcp", "", "run-a", 6001, sshTraffic);
         stats.proxyOpened("web", "tcp", "", "run-a", 6002, new Fixed(10, 20, 0));
@@ -109,6 +112,9 @@ class ServerApiTest {
         JsonNode info = json("/api/serverinfo");
         assertThat(info.get("version").asText()).isEqualTo("1.2.3");
         assertThat(info.get("bindPort").asInt()).isEqualTo(7000);
+        assertThat(info.get("vhostHTTPPort").asInt()).isEqualTo(8080);
+        assertThat(info.get("vhostHTTPSPort").asInt()).isEqualTo(0);
+        assertThat(info.get("subdomainHost").asText()).isEqualTo("example.com");
         assertThat(info.get("allowPortsStr").asText()).isEqualTo("6000-6010,7001");
         assertThat(info.get("clientCounts").asInt()).isEqualTo(1);
         assertThat(info.get("curConns").asInt()).isEqualTo(3);
@@ -190,7 +196,7 @@ class ServerApiTest {
         assertThat(get("/", true).statusCode()).isEqualTo(301);
         HttpResponse<String> page = get("/static/", true);
         assertThat(page.statusCode()).isEqualTo(200);
-        assertThat(page.body()).contains("<script src=\"app.js\"");
+        assertThat(page.body()).contains("<script src=\"app.js\"").contains("data-types=\"tcp udp\"");
         assertThat(page.headers().firstValue("Content-Security-Policy").orElse("")).contains("default-src 'self'");
         assertThat(get("/static/app.js", true).body()).contains("/api/serverinfo");
     }
