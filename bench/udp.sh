@@ -4,13 +4,18 @@
 #
 #   bench/udp.sh               full run, a few minutes (needs root for apt-get)
 #   bench/udp.sh --quick       small counts: checks that the harness works (writes to its work dir)
-#   options: --no-install (skip apt-get), SKIP_BUILD=1 (use the jars already built), KEEP_WORK=1
+#   options: --no-install (skip apt-get), SKIP_BUILD=1 (use the jars already built), KEEP_WORK=1,
+#   JAR_ROOT=DIR (the jars of another checkout, e.g. a baseline: built there first, and the
+#   section is written to the work dir, not to docs/)
 #
 # Everything listens on 127.0.0.1 (free ports of 19800-19899 picked at start); every load is bounded in count and time.
 #   - UDP echo: 2,000 datagrams of 1,200 bytes (32 in flight) direct and through a udp proxy.
 #   - iperf3 -u at 200 Mbit/s for T seconds, datagrams of 1,200 bytes, 4 MiB socket buffers (-w; the
 #     208 KiB default overflows whenever the receiver is descheduled on a shared machine), direct and
 #     through the tunnel (a tcp and a udp proxy on one port: iperf3's control connection and its data).
+#     Where the tunnel's datagrams are lost: the kernel's drops per socket (`ss -uampn`, polled
+#     during the run), the server's own drops by reason (its /metrics), and the CPU time each
+#     JVM took during the run.
 #   - DNS: dnsmasq at home answers bench.lan; dig checks the answer through the tunnel, UdpProbe
 #     times queries one at a time (median), direct, through the tunnel on loopback, and with the
 #     client behind LinkEmulator (40 ms each way: an 80 ms link).
@@ -53,13 +58,15 @@ if [ ${#need[@]} -gt 0 ]; then
     exit 1
   fi
 fi
+JAR_ROOT=${JAR_ROOT:-$ROOT}
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
-  log "building the jars"
-  mvn -B -q -o -DskipTests package
+  log "building the jars in $JAR_ROOT"
+  (cd "$JAR_ROOT" && mvn -B -q -o -DskipTests package)
 fi
-SERVER_JAR=$ROOT/tunnel-server/target/tunnel-server.jar
-CLIENT_JAR=$ROOT/tunnel-client/target/tunnel-client.jar
+SERVER_JAR=$JAR_ROOT/tunnel-server/target/tunnel-server.jar
+CLIENT_JAR=$JAR_ROOT/tunnel-client/target/tunnel-client.jar
 BENCH_JAR=$ROOT/tunnel-bench/target/tunnel-bench.jar
+JARS_COMMIT=$(git -C "$JAR_ROOT" rev-parse --short HEAD)
 
 PIDS=()
 cleanup() {
@@ -101,7 +108,7 @@ if len(out) < want:
 print(" ".join(map(str, out)))
 PY
 }
-read -r BIND LINK ECHO DNS IPERF NGINX T_ECHO T_DNS T_IPERF T_WEB V_WEB <<< "$(free_ports 11)"
+read -r BIND LINK ECHO DNS IPERF NGINX T_ECHO T_DNS T_IPERF T_WEB V_WEB WEB <<< "$(free_ports 12)"
 
 # ---- the apps at home ----
 start echo java -cp "$BENCH_JAR" dev.tunnel.bench.UdpProbe echo --listen 127.0.0.1:$ECHO
@@ -112,13 +119,15 @@ head -c 10000000 /dev/urandom > "$WORK/big.bin"
 chmod 755 "$WORK"; chmod 644 "$WORK/big.bin"   # nginx's workers run as another user
 nginx_conf "$WORK" $NGINX | sed "s|location /ping|location /big { alias $WORK/big.bin; } location /ping|" > "$WORK/nginx.conf"
 start nginx nginx -c "$WORK/nginx.conf" -g "daemon off;"
-wait_port $NGINX; wait_port $IPERF; sleep 0.5
+wait_port $NGINX 60; wait_port $IPERF 60; sleep 0.5
 
 # ---- the tunnel: server, provider client, visitor client ----
 cat > "$WORK/server.toml" <<TOML
 bindAddr = "127.0.0.1"
 bindPort = $BIND
 auth.token = "bench"
+webServer.port = $WEB
+enablePrometheus = true
 TOML
 provider_toml() { # provider_toml SERVER_PORT
   cat <<TOML
@@ -175,10 +184,10 @@ for f in server provider visitor; do
   java -jar "$jar" verify -c "$WORK/$f.toml" > "$WORK/verify-$f.log" 2>&1 || { cat "$WORK/verify-$f.log" >&2; exit 1; }
 done
 start server java -jar "$SERVER_JAR" -c "$WORK/server.toml"; SP=$LAST_PID
-wait_port $BIND
+wait_port $BIND 60
 start provider java -jar "$CLIENT_JAR" -c "$WORK/provider.toml"; PP=$LAST_PID
 start visitor java -jar "$CLIENT_JAR" -c "$WORK/visitor.toml"; VP=$LAST_PID
-wait_port $T_WEB; wait_port $V_WEB
+wait_port $T_WEB 60; wait_port $V_WEB 60
 wait_log "$WORK/provider.log" "proxy \[dns\] started"
 
 # ---- UDP echo ----
@@ -196,9 +205,60 @@ log "iperf3 -u -b 200M for ${IPERF_T}s"
 r=($(iperf_loss $IPERF)); put iperf_direct_loss_pct "${r[0]}"; put iperf_direct_mbps "${r[1]}"
 iperf3 -c 127.0.0.1 -p $T_IPERF -u -b 50M -l 1200 -t 1 > /dev/null 2>&1 || true   # warm-up
 rcvbuf_errors() { awk '/^Udp:/ { if (!h) { for (i = 1; i <= NF; i++) c[$i] = i; h = 1 } else print $c["RcvbufErrors"] }' /proc/net/snmp; }
-e0=$(rcvbuf_errors)
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+server_drops() { # the server's own drops of the iperf data proxy, all reasons
+  curl -s "http://127.0.0.1:$WEB/metrics" | awk '/^tunnel_server_udp_dropped_datagrams_total\{.*name="iperf-data"/ { n += $NF } END { print n + 0 }'
+}
+e0=$(rcvbuf_errors); s0=$(cpu_ticks $SP); p0=$(cpu_ticks $PP); d0=$(server_drops)
+python3 - "$SP" "$PP" "$T_IPERF" "$IPERF" > "$WORK/socket-drops.txt" <<'PY' &
+# Polls `ss -uampn` while iperf3 runs: how far the drop count (skmem d) of each socket of the path
+# rose, summed per place. Sockets of iperf3 close at the end of its test, hence the polling.
+import re, subprocess, sys, time
+server, provider, public, app = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+seen = {}
+base = None  # drops the sockets had before the run (the public socket lives on from the warm-up)
+end = time.time() + 60
+while time.time() < end:
+    out = subprocess.run(["ss", "-uampnH"], capture_output=True, text=True).stdout
+    for line in re.sub(r"\n\s+", " ", out).splitlines():  # skmem comes on a continuation line
+        d = re.search(r"skmem:\(.*,d(\d+)\)", line)
+        pid = re.search(r"pid=(\d+)", line)
+        f = line.split()
+        if not d or not pid or len(f) < 5:
+            continue
+        local, peer = f[3], f[4]
+        if pid.group(1) == server and local.endswith(":" + public):
+            place = "server_public"
+        elif pid.group(1) == provider and peer.endswith(":" + app):
+            place = "client_relay"
+        elif "iperf3" in line and local.endswith(":" + app):
+            place = "iperf3_server"
+        else:
+            continue
+        key = (place, local, peer, pid.group(1))
+        seen[key] = max(seen.get(key, 0), int(d.group(1)))
+    if base is None:
+        base = dict(seen)
+    totals = {}
+    for key, n in seen.items():
+        totals[key[0]] = totals.get(key[0], 0) + n - base.get(key, 0)
+    sys.stdout.write(" ".join("%s=%d" % kv for kv in sorted(totals.items())) + "\n")
+    sys.stdout.flush()
+    time.sleep(0.2)
+PY
+POLLER=$!
 r=($(iperf_loss $T_IPERF)); put iperf_tunnel_loss_pct "${r[0]}"; put iperf_tunnel_mbps "${r[1]}"
 put iperf_tunnel_rcvbuf_errors "$(( $(rcvbuf_errors) - e0 ))"
+kill $POLLER 2>/dev/null || true; wait $POLLER 2>/dev/null || true
+hz=$(getconf CLK_TCK)
+put iperf_server_cpu_s "$(awk -v a="$(cpu_ticks $SP)" -v b="$s0" -v hz="$hz" 'BEGIN { printf "%.1f", (a - b) / hz }')"
+put iperf_client_cpu_s "$(awk -v a="$(cpu_ticks $PP)" -v b="$p0" -v hz="$hz" 'BEGIN { printf "%.1f", (a - b) / hz }')"
+put iperf_server_tunnel_drops "$(( $(server_drops) - d0 ))"
+last=$(tail -1 "$WORK/socket-drops.txt" 2>/dev/null)
+for place in server_public client_relay iperf3_server; do
+  put "iperf_kernel_drops_$place" "$(field "$last" $place | sed 's/^$/0/')"
+done
+python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['end']['sum']; print('iperf_tunnel_sent=%d' % e['packets']); print('iperf_tunnel_lost=%d' % e['lost_packets'])" "$WORK/iperf-$T_IPERF.json" >> "$RESULTS" 2>/dev/null || true
 
 # ---- DNS on loopback ----
 log "DNS: dig through the tunnel, then $DNS_N timed queries each"
@@ -220,7 +280,7 @@ put stcp_10mb_intact "$([ "$want" = "$got" ] && echo yes || echo "no ($got, expe
 log "DNS with the provider behind an 80 ms link"
 stop $PP
 start link java -cp "$BENCH_JAR" dev.tunnel.bench.LinkEmulator --listen 127.0.0.1:$LINK --target 127.0.0.1:$BIND --delay-ms $DELAY_MS
-wait_port $LINK; sleep 1
+wait_port $LINK 60; sleep 1
 start provider-link java -jar "$CLIENT_JAR" -c "$WORK/provider-link.toml"
 wait_log "$WORK/provider-link.log" "proxy \[dns\] started" 30
 put dig_link_answer "$(dig @127.0.0.1 -p $T_DNS bench.lan A +short +time=3 +tries=1 | head -1)"
@@ -237,7 +297,7 @@ cat > "$SECTION" <<MD
 <!-- udp-bench:begin (written by bench/udp.sh; the rest of this file is bench/compare.sh's) -->
 ## UDP, stcp and sudp
 
-\`$COMMAND\`, $(date -u +%F), commit $(git rev-parse --short HEAD), $(nproc) cores, load average
+\`$COMMAND\`, $(date -u +%F), jars of commit $JARS_COMMIT, $(nproc) cores, load average
 before the run $LOAD_BEFORE (the machine is shared: compare the columns of one
 run, not runs). Default settings, TLS on, mux mode, one server, one provider client, one visitor.
 
@@ -250,14 +310,19 @@ run, not runs). Default settings, TLS on, mux mode, one server, one provider cli
 | nginx \`/ping\`, wrk keep-alive, 50 connections, ${D} s | tcp proxy: ${tcp_rps} req/s | stcp visitor: ${stcp_rps} req/s (**${ratio}x**) | >= 0.45x |
 | 10 MB through the stcp visitor, SHA-256 equal | | ${stcp_10mb_intact} | |
 
-iperf3 counts loss at its receiver (the app at home); the tunnel's own drops (a stream out of
-credit, a full socket queue, oversize) are logged by each proxy once per 10 s with counts. During
-the tunnel's iperf3 run the kernel counted ${iperf_tunnel_rcvbuf_errors} datagrams dropped for a full
-socket receive buffer (\`RcvbufErrors\` of /proc/net/snmp, machine-wide): a socket of the tunnel (or
-iperf3's) not read in time, its process waiting for a core of the shared machine.
+iperf3 counts loss at its receiver (the app at home). Where the tunnel's run lost its
+${iperf_tunnel_lost:-?} of ${iperf_tunnel_sent:-?} datagrams: the kernel dropped
+${iperf_kernel_drops_server_public} at the server's public socket, ${iperf_kernel_drops_iperf3_server} at
+iperf3's own socket at home and ${iperf_kernel_drops_client_relay} at the client's socket toward it
+(full receive buffers, \`ss -uampn\` polled during the run; \`RcvbufErrors\` of /proc/net/snmp
+counted ${iperf_tunnel_rcvbuf_errors} machine-wide); the server itself dropped ${iperf_server_tunnel_drops}
+(its \`tunnel_server_udp_dropped_datagrams_total\`); the home client logs its own (a full socket
+queue toward iperf3). iperf3 counts only the gaps before the last datagram it got, so these can
+add up to more than its loss. CPU time during the ${IPERF_T} s run: server
+${iperf_server_cpu_s} s, client ${iperf_client_cpu_s} s.
 <!-- udp-bench:end -->
 MD
-if [ $QUICK = 1 ]; then OUT=$WORK/benchmarks.md; cp docs/benchmarks.md "$OUT"; else OUT=docs/benchmarks.md; fi
+if [ $QUICK = 1 ] || [ "$JAR_ROOT" != "$ROOT" ]; then OUT=$WORK/benchmarks.md; cp docs/benchmarks.md "$OUT"; else OUT=docs/benchmarks.md; fi
 python3 - "$OUT" "$SECTION" <<'PY'
 import re, sys
 out, section = sys.argv[1], open(sys.argv[2]).read()

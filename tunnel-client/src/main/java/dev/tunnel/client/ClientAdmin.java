@@ -14,8 +14,8 @@ import java.util.List;
 /**
  * The running client as its admin API sees it ({@code webServer.*}): the proxies' states for
  * {@code /api/status} (frp's words: "wait start" until the server answers, then "running" or
- * "start error"), the config file for {@code /api/config}, hot reload ({@link ConfigReloader})
- * and a graceful stop.
+ * "start error"; "check failed" while its health check withdraws it), the config file for
+ * {@code /api/config}, hot reload ({@link ConfigReloader}) and a graceful stop.
  *
  * <p>Threading: the API calls in from its own thread; the proxies' states are read from the
  * client's concurrent status map.
@@ -46,12 +46,20 @@ final class ClientAdmin implements AdminControl, AutoCloseable {
     public List<ProxyState> status() {
         ClientConfig config = reloader.current();
         List<ProxyState> states = new ArrayList<>();
-        for (ProxyConfig p : config.proxies) {
+        for (ProxyConfig p : config.activeProxies()) {
             TunnelClient.ProxyStatus s = client.proxy(p.name).orElse(null);
+            String health = client.healthFailure(p.name).orElse(null);
             String status = s == null ? "wait start" : s.ok() ? "running" : "start error";
+            String error = s == null ? "" : s.error();
+            if (health != null) {
+                // withdrawn by its health check: frp's phase "check failed", the last check's error
+                status = health.isEmpty() ? "wait start" : "check failed";
+                error = health;
+                s = null;
+            }
             String local = p.plugin != null ? "" : p.localIP + ":" + p.localPort;
             String remote = s != null && s.ok() ? config.serverAddr + ":" + s.remotePort() : "";
-            states.add(new ProxyState(p.name, p.type, status, s == null ? "" : s.error(), local,
+            states.add(new ProxyState(p.name, p.type, status, error, local,
                     p.plugin == null ? "" : p.plugin.type, remote));
         }
         return states;

@@ -36,6 +36,7 @@ import javax.net.ssl.SSLPeerUnverifiedException;
  * <p>Threading: runs on the connection's event loop.
  */
 final class ClientControlHandler extends ChannelInboundHandlerAdapter {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ClientControlHandler.class);
     private final ClientIdentity identity;
     private final LoginExchange exchange;
     private final MuxSession mux;
@@ -132,7 +133,7 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
         } else if (message instanceof LoginResult result) {
             onLoginResult(ctx, result);
         } else if (message instanceof NewProxyResult result && loggedIn) {
-            listener.proxyResult(explained(result));
+            listener.proxyResult(explained(ctx, result));
         } else if (message instanceof ControlMessage.Goodbye && loggedIn) {
             listener.portsReleased();
         } else if (!(message instanceof ControlMessage.Pong)) {
@@ -163,6 +164,10 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         serverVersion = result.serverVersion();
+        if (!identity.loginOptions().isEmpty() && !serverCapabilities.contains(Capabilities.METADATA)) {
+            log.warn("server {} lacks capability {}: it does not keep this client's clientID and metadatas (upgrade"
+                    + " the server to see them in its API)", serverVersion, Capabilities.METADATA);
+        }
         mux.start(result.initialWindow());
         loggedIn = true;
         heartbeat.start(ctx.pipeline().context(TunnelPipeline.HEARTBEAT));
@@ -173,21 +178,26 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
         visitors.start(new VisitorStreams(mux, exchange.serverNonce(), user));
     }
 
-    /** A refusal of a proxy whose type the server does not announce says so, with both versions. */
-    private NewProxyResult explained(NewProxyResult result) {
-        if (result.ok()) {
+    /**
+     * A proxy that needs a capability the server does not announce (its type, or a key such as
+     * {@code loadBalancer.group}) is refused here with both versions, whatever the server said: a
+     * server that started it anyway (ignoring keys it does not know) is told to close it.
+     */
+    private NewProxyResult explained(ChannelHandlerContext ctx, NewProxyResult result) {
+        ProxyTarget proxy = proxies.get(result.proxyId());
+        if (proxy == null) {
             return result;
         }
-        ProxyTarget proxy = proxies.get(result.proxyId());
-        if (proxy != null) {
-            String needed = Capabilities.proxyType(proxy.type());
-            if (!serverCapabilities.contains(needed)) {
-                return new NewProxyResult(result.proxyId(), result.name(), 0, result.error() + " (server "
-                        + serverVersion + " lacks capability " + needed + " that client " + identity.version()
-                        + " uses; upgrade the server)", result.details());
-            }
+        List<String> missing = Capabilities.missing(proxy.needs(), serverCapabilities);
+        if (missing.isEmpty()) {
+            return result;
         }
-        return result;
+        if (result.ok()) {
+            ctx.writeAndFlush(new ControlFrame(new ControlMessage.CloseProxy(proxy.id(), proxy.name())));
+        }
+        return new NewProxyResult(result.proxyId(), result.name(), 0, (result.ok() ? "" : result.error() + " ")
+                + "(server " + serverVersion + " lacks capability " + String.join(", ", missing) + " that client "
+                + identity.version() + " uses; upgrade the server)", result.details());
     }
 
     @Override

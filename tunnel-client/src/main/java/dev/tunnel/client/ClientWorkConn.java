@@ -42,9 +42,13 @@ import org.slf4j.LoggerFactory;
 final class ClientWorkConn extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(ClientWorkConn.class);
 
-    /** How to reach and authenticate to the server. */
+    /**
+     * How to reach and authenticate to the server; {@code localAddress} is where work connections
+     * leave from ({@code transport.connectServerLocalIP}), null = the OS picks; {@code keepalive}
+     * is {@code transport.dialServerKeepalive}.
+     */
     record Settings(InetSocketAddress server, Function<SocketChannel, SslHandler> tls, ClientCredentials credentials,
-                    int connectTimeoutMillis) {
+                    int connectTimeoutMillis, InetSocketAddress localAddress, int keepalive) {
     }
 
     /** Called when the server starts a work connection; the codec is gone, {@code workEnd} holds early bytes. */

@@ -11,6 +11,7 @@ import dev.tunnel.protocol.auth.LaneProof;
 import dev.tunnel.protocol.auth.LoginProof;
 import dev.tunnel.protocol.mux.BulkLane;
 import dev.tunnel.protocol.mux.MuxSession;
+import dev.tunnel.protocol.transport.KeepAlive;
 import dev.tunnel.protocol.transport.Transports;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
@@ -31,12 +32,13 @@ import org.slf4j.LoggerFactory;
 /**
  * Opens a session's bulk lane (mux mode, {@code transport.tcpMuxExpressLane = true}, and a server
  * that offers {@code mux.expressLane}): a second TCP (and TLS) connection to the server, on the
- * session's own event loop, that answers the server's challenge on it with {@code JOIN_LANE} (a
- * {@link LaneProof} over the session id, the server's nonce of this connection, a fresh client
- * nonce and the certificate this connection saw, which must be the login's and match the pin;
- * never the token). Right after the join it becomes the session's bulk lane
- * ({@link MuxSession#attachBulkLane}); from then on losing it ends the session. A lane that
- * fails before its join is logged, and the session carries everything on its one connection.
+ * session's own event loop, with the control connection's local address and keepalive. It
+ * answers the server's challenge on it with {@code JOIN_LANE} (a {@link LaneProof} over the
+ * session id, the server's nonce of this connection, a fresh client nonce and the certificate
+ * this connection saw, which must be the login's and match the pin; never the token). Right
+ * after the join it becomes the session's bulk lane ({@link MuxSession#attachBulkLane}); from
+ * then on losing it ends the session. A lane that fails before its join is logged, and the
+ * session carries everything on its one connection.
  *
  * <p>Threading: {@link #open} on the session's event loop; the lane runs on the same loop.
  */
@@ -87,8 +89,11 @@ final class LaneConnector {
         if (receiveBufferSize > 0) {
             bootstrap.option(ChannelOption.SO_RCVBUF, receiveBufferSize);
         }
+        KeepAlive.apply(bootstrap, settings.keepalive());
         Channel control = mux.channel();
-        Channel lane = bootstrap.connect(settings.server()).addListener(f -> {
+        io.netty.channel.ChannelFuture connecting = settings.localAddress() == null
+                ? bootstrap.connect(settings.server()) : bootstrap.connect(settings.server(), settings.localAddress());
+        Channel lane = connecting.addListener(f -> {
             if (!f.isSuccess()) {
                 log.warn("{} cannot open the express lane's second connection to {}: {}; this session carries"
                         + " everything on one connection", control, settings.server(), f.cause().getMessage());

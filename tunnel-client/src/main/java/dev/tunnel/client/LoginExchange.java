@@ -54,7 +54,7 @@ final class LoginExchange {
         String proof = LoginProof.client(credentials.token(), credentials.user(), serverNonce, clientNonce, seen);
         return new Login(identity.version(), identity.hostname(), identity.runId(), System.currentTimeMillis(),
                 clientNonce, proof, identity.tcpMux(), identity.poolCount(), initialWindow, credentials.user(), seen.fingerprint(),
-                identity.capabilities(), Options.EMPTY);
+                identity.capabilities(), identity.loginOptions());
     }
 
     private boolean serverNonceAcceptable() {

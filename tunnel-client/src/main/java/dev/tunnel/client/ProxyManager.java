@@ -1,11 +1,13 @@
 package dev.tunnel.client;
 
 import dev.tunnel.client.config.ProxyConfig;
+import dev.tunnel.client.health.HealthMonitor;
 import dev.tunnel.client.plugin.StaticFileServer;
 import dev.tunnel.client.proxy.ClientProxyType;
 import dev.tunnel.client.proxy.ClientProxyTypes;
 import dev.tunnel.client.proxy.LimitedDialer;
 import dev.tunnel.client.proxy.LocalDialer;
+import dev.tunnel.protocol.Capabilities;
 import dev.tunnel.protocol.ControlFrame;
 import dev.tunnel.protocol.ControlMessage;
 import dev.tunnel.protocol.ControlMessage.CloseProxy;
@@ -36,6 +38,11 @@ import org.slf4j.LoggerFactory;
  * both with the same id. A proxy served by the built-in {@code static_file} plugin gets its
  * plugin server started with it and stopped with it.
  *
+ * <p>A proxy with a {@code healthCheck} has a {@link HealthMonitor}: it is registered only while
+ * its local app passes the checks. A failing app withdraws it ({@code CLOSE_PROXY}: the server
+ * stops taking its public connections), a passing one registers it again ({@code NEW_PROXY},
+ * same id); a login registers only the proxies that are not withdrawn.
+ *
  * <h3>Threading</h3>
  * Any thread. Lookups by id ({@link #get}) are lock-free (event loops call them per stream);
  * changes and the start of a session are serialized on this object, so a change made while a
@@ -49,6 +56,9 @@ final class ProxyManager {
     private final Map<Integer, ProxyTarget> byId = new ConcurrentHashMap<>();
     private final Map<String, ProxyTarget> byName = new HashMap<>();
     private final Map<String, StaticFileServer> plugins = new HashMap<>();
+    private final Map<String, HealthMonitor> monitors = new HashMap<>();
+    /** Proxies withdrawn by their health check, with the last failure ("" before the first check). */
+    private final Map<String, String> withdrawn = new HashMap<>();
     private int nextId = 1;
     /** The control connection whose login carried the registrations, or null between sessions. */
     private Channel session;
@@ -83,7 +93,9 @@ final class ProxyManager {
         session = control;
         List<NewProxy> registrations = new ArrayList<>();
         for (ProxyTarget proxy : all()) {
-            registrations.add(newProxy(proxy));
+            if (!withdrawn.containsKey(proxy.name())) {
+                registrations.add(newProxy(proxy));
+            }
         }
         return registrations;
     }
@@ -107,7 +119,9 @@ final class ProxyManager {
         ProxyTarget proxy = build(nextId++, config, new TrafficCounter());
         byName.put(proxy.name(), proxy);
         byId.put(proxy.id(), proxy);
-        send(newProxy(proxy));
+        if (!monitor(config)) {
+            send(newProxy(proxy));
+        }
         return proxy;
     }
 
@@ -134,8 +148,11 @@ final class ProxyManager {
         }
         byName.put(proxy.name(), proxy);
         byId.put(proxy.id(), proxy);
+        stopMonitor(old.name());
         send(new CloseProxy(old.id(), old.name()));
-        send(newProxy(proxy));
+        if (!monitor(config)) {
+            send(newProxy(proxy));
+        }
         if (oldPlugin != null) {
             oldPlugin.close();
         }
@@ -149,6 +166,7 @@ final class ProxyManager {
             return false;
         }
         byId.remove(proxy.id());
+        stopMonitor(name);
         send(new CloseProxy(proxy.id(), proxy.name()));
         StaticFileServer plugin = plugins.remove(name);
         if (plugin != null) {
@@ -161,6 +179,57 @@ final class ProxyManager {
     synchronized void close() {
         plugins.values().forEach(StaticFileServer::close);
         plugins.clear();
+        monitors.values().forEach(HealthMonitor::stop);
+        monitors.clear();
+    }
+
+    /**
+     * Why proxy {@code name} is withdrawn by its health check ("" before its first check), or null
+     * when it is not (no check, or the check passes).
+     */
+    synchronized String healthFailure(String name) {
+        return withdrawn.get(name);
+    }
+
+    /**
+     * Starts the health check of a proxy that has one: the proxy stays withdrawn until a check
+     * passes. Returns false for a proxy without one (register it now).
+     */
+    private boolean monitor(ProxyConfig config) {
+        if (!config.healthCheck.enabled() || config.plugin != null || group == null) {
+            return false;
+        }
+        withdrawn.put(config.name, "");
+        HealthMonitor[] self = new HealthMonitor[1];
+        self[0] = new HealthMonitor(config.name, config.healthCheck,
+                new InetSocketAddress(config.localIP, config.localPort), group.next(), Transports.socketChannel(),
+                change -> healthChanged(config.name, self[0], change));
+        monitors.put(config.name, self[0]);
+        self[0].start();
+        return true;
+    }
+
+    private void stopMonitor(String name) {
+        HealthMonitor monitor = monitors.remove(name);
+        if (monitor != null) {
+            monitor.stop();
+        }
+        withdrawn.remove(name);
+    }
+
+    /** A health check changed its verdict: register the proxy again, or withdraw it. */
+    private synchronized void healthChanged(String name, HealthMonitor monitor, HealthMonitor.Change change) {
+        ProxyTarget proxy = byName.get(name);
+        if (proxy == null || monitors.get(name) != monitor) {
+            return; // the proxy was removed or changed meanwhile
+        }
+        if (change.healthy()) {
+            if (withdrawn.remove(name) != null) {
+                send(newProxy(proxy));
+            }
+        } else if (withdrawn.put(name, change.reason()) == null) {
+            send(new CloseProxy(proxy.id(), proxy.name()));
+        }
     }
 
     /** The proxy's running form; {@code traffic} carries on across a change. */
@@ -180,7 +249,7 @@ final class ProxyManager {
         } else {
             local = new InetSocketAddress(config.localIP, config.localPort);
         }
-        Options options = type.options(config);
+        Options options = withCommonKeys(type.options(config), config);
         LocalDialer dialer = type.dialer(config, local);
         long limit = Bandwidth.parse(config.transport.bandwidthLimit); // validated with the config
         if (limit > 0 && Bandwidth.MODE_SERVER.equals(config.transport.bandwidthLimitMode)) {
@@ -189,7 +258,32 @@ final class ProxyManager {
         } else if (limit > 0) {
             dialer = new LimitedDialer(dialer, new TokenBucket(limit));
         }
-        return new ProxyTarget(id, config.name, config.type, options, dialer, traffic);
+        return new ProxyTarget(id, config.name, config.type, options, dialer, traffic, needs(config));
+    }
+
+    /** The keys every type carries the same way: {@code loadBalancer.*}, {@code metadatas.*}, {@code annotations.*}. */
+    private static Options withCommonKeys(Options typeOptions, ProxyConfig config) {
+        if (config.loadBalancer.group.isEmpty() && config.metadatas.isEmpty() && config.annotations.isEmpty()) {
+            return typeOptions;
+        }
+        Options.Builder b = Options.builder().putAll(typeOptions);
+        if (!config.loadBalancer.group.isEmpty()) {
+            b.put("loadBalancer.group", config.loadBalancer.group).put("loadBalancer.groupKey", config.loadBalancer.groupKey);
+        }
+        return b.putMap("metadatas", config.metadatas).putMap("annotations", config.annotations).build();
+    }
+
+    /** What the server must announce for this proxy to work as configured. */
+    private static java.util.List<String> needs(ProxyConfig config) {
+        List<String> needs = new ArrayList<>();
+        needs.add(Capabilities.proxyType(config.type));
+        if (!config.loadBalancer.group.isEmpty()) {
+            needs.add(Capabilities.LOAD_BALANCER);
+        }
+        if (!config.metadatas.isEmpty() || !config.annotations.isEmpty()) {
+            needs.add(Capabilities.METADATA);
+        }
+        return List.copyOf(needs);
     }
 
     private static NewProxy newProxy(ProxyTarget proxy) {

@@ -15,6 +15,7 @@ import dev.tunnel.protocol.mux.MuxSettings;
 import dev.tunnel.tls.TlsContexts;
 import dev.tunnel.tls.TlsFiles;
 import dev.tunnel.protocol.transport.LastWrites;
+import dev.tunnel.protocol.transport.KeepAlive;
 import dev.tunnel.protocol.transport.Transports;
 import dev.tunnel.runtime.Version;
 import io.netty.bootstrap.Bootstrap;
@@ -102,7 +103,7 @@ public final class TunnelClient implements AutoCloseable {
         this.proxies = proxies;
         this.visitors = visitorTargets(config);
         this.identity = new ClientIdentity(Version.get(), hostname(), UUID.randomUUID().toString(), config.auth.token,
-                config.transport.tcpMux, config.transport.poolCount, types.capabilities());
+                config.transport.tcpMux, config.transport.poolCount, types.capabilities(), loginOptions(config));
         String pin = config.transport.tls.serverFingerprint;
         this.credentials = new ClientCredentials(config.user, config.auth.token,
                 pin == null || pin.isEmpty() ? null : ChannelBinding.parse(pin));
@@ -127,7 +128,7 @@ public final class TunnelClient implements AutoCloseable {
         EventLoopGroup group = Transports.newGroup(config.transport.eventLoopThreads, "tunnel-client");
         ProxyManager proxies = new ProxyManager(types, group);
         try {
-            for (ProxyConfig p : config.proxies) {
+            for (ProxyConfig p : config.activeProxies()) {
                 proxies.add(p);
             }
             if (ssl == null) {
@@ -209,6 +210,14 @@ public final class TunnelClient implements AutoCloseable {
         return Optional.ofNullable(status.get(name));
     }
 
+    /**
+     * Why proxy {@code name} is withdrawn by its health check ("" before its first check), or
+     * empty when it is not withdrawn (no check, or its checks pass).
+     */
+    public Optional<String> healthFailure(String name) {
+        return Optional.ofNullable(proxies.healthFailure(name));
+    }
+
     /** Waits for proxy {@code name} to be registered and returns its public port. */
     public int awaitRemotePort(String name, Duration timeout) throws TimeoutException, InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -263,7 +272,9 @@ public final class TunnelClient implements AutoCloseable {
                         verifyHostname);
         ClientWorkConn.Settings server = new ClientWorkConn.Settings(
                 InetSocketAddress.createUnresolved(config.serverAddr, config.serverPort), tlsHandler, credentials,
-                Math.max(1, t.dialServerTimeout) * 1000);
+                Math.max(1, t.dialServerTimeout) * 1000,
+                t.connectServerLocalIP.isEmpty() ? null : new InetSocketAddress(t.connectServerLocalIP, 0),
+                t.dialServerKeepalive);
         ClientWorkConn.Settings workConns = t.tcpMux ? null : server;
         LaneConnector lanes = t.tcpMux && t.tcpMuxExpressLane
                 ? new LaneConnector(server, t.heartbeatTimeout, t.sendBufferSize, t.receiveBufferSize) : null;
@@ -272,7 +283,6 @@ public final class TunnelClient implements AutoCloseable {
                 .channel(Transports.socketChannel())
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, Math.max(1, t.dialServerTimeout) * 1000)
                 .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.SO_KEEPALIVE, true)
                 .option(ChannelOption.RCVBUF_ALLOCATOR, Transports.bulkReads())
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(512 * 1024, 2 * 1024 * 1024))
                 .handler(new ClientChannelInitializer(tlsHandler, identity, credentials,
@@ -280,6 +290,7 @@ public final class TunnelClient implements AutoCloseable {
                         pingInterval(t),
                         t.heartbeatTimeout, proxies, new Listener(), localConns, workConns, config.udpPacketSize,
                         visitors, lanes));
+        KeepAlive.apply(bootstrap, t.dialServerKeepalive);
         if (t.sendBufferSize > 0) {
             bootstrap.option(ChannelOption.SO_SNDBUF, t.sendBufferSize);
         }
@@ -287,7 +298,10 @@ public final class TunnelClient implements AutoCloseable {
             bootstrap.option(ChannelOption.SO_RCVBUF, t.receiveBufferSize);
         }
         MemoryLimit.process().limit(t.tcpMuxMemoryLimit);
-        ChannelFuture connecting = bootstrap.connect(config.serverAddr, config.serverPort);
+        ChannelFuture connecting = t.connectServerLocalIP.isEmpty()
+                ? bootstrap.connect(config.serverAddr, config.serverPort)
+                : bootstrap.connect(InetSocketAddress.createUnresolved(config.serverAddr, config.serverPort),
+                        new InetSocketAddress(t.connectServerLocalIP, 0));
         channel = connecting.channel();
         connecting.addListener(f -> {
             if (!f.isSuccess()) {
@@ -402,11 +416,20 @@ public final class TunnelClient implements AutoCloseable {
     private static List<VisitorTarget> visitorTargets(ClientConfig config) {
         List<VisitorTarget> out = new ArrayList<>();
         int id = 1;
-        for (dev.tunnel.client.config.VisitorConfig v : config.visitors) {
+        for (dev.tunnel.client.config.VisitorConfig v : config.activeVisitors()) {
             out.add(new VisitorTarget(id++, v.name, v.type, v.serverUser, v.serverName, v.secretKey, v.bindAddr,
                     v.bindPort));
         }
         return Collections.unmodifiableList(out);
+    }
+
+    /** {@code clientID} and {@code metadatas.*}, as the login carries them. */
+    private static dev.tunnel.protocol.Options loginOptions(ClientConfig config) {
+        dev.tunnel.protocol.Options.Builder b = dev.tunnel.protocol.Options.builder();
+        if (!config.clientID.isEmpty()) {
+            b.put("clientID", config.clientID);
+        }
+        return b.putMap("metadatas", config.metadatas).build();
     }
 
     private static String hostname() {

@@ -10,7 +10,9 @@ import dev.tunnel.tls.TlsSessions;
 import dev.tunnel.protocol.transport.Failures;
 import dev.tunnel.protocol.transport.Transports;
 import io.netty.bootstrap.Bootstrap;
+import dev.tunnel.protocol.transport.KeepAlive;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
@@ -113,10 +115,12 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
                     .channel(Transports.socketChannel())
                     .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, settings.connectTimeoutMillis())
                     .option(ChannelOption.TCP_NODELAY, true)
-                    .option(ChannelOption.SO_KEEPALIVE, true)
                     .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
                     .handler(init);
-            Channel work = bootstrap.connect(settings.server()).addListener(f -> {
+            KeepAlive.apply(bootstrap, settings.keepalive());
+            ChannelFuture connecting = settings.localAddress() == null ? bootstrap.connect(settings.server())
+                    : bootstrap.connect(settings.server(), settings.localAddress());
+            Channel work = connecting.addListener(f -> {
                 if (!f.isSuccess()) {
                     connectFailures.warn("cannot open a work connection to {}: {}", settings.server(),
                             f.cause().getMessage());

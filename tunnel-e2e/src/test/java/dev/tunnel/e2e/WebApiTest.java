@@ -7,6 +7,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tunnel.client.TunnelClient;
 import dev.tunnel.client.config.ClientConfig;
+import dev.tunnel.client.config.ProxyConfig;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -20,7 +24,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The server's dashboard API and /metrics with a real server and client, as a user's script sees them. */
+/**
+ * The server's dashboard API and /metrics with a real server and client, as a user's script sees
+ * them: sessions and proxies coming and going, a udp proxy's traffic and dropped datagrams.
+ */
 @Timeout(60)
 class WebApiTest {
     @RegisterExtension
@@ -84,5 +91,40 @@ class WebApiTest {
                 .until(() -> json("/api/proxy/tcp/echo").get("status").asText().equals("offline"));
         assertThat(json("/api/clients?status=online")).isEmpty();
         assertThat(json("/api/serverinfo").get("clientCounts").asInt()).isZero();
+    }
+
+    @Test
+    void aUdpProxysTrafficAndDroppedDatagramsShowInTheApiAndMetrics() throws Exception {
+        webPort = FreePorts.one();
+        UdpEcho echo = tunnel.closeAfterTest(new UdpEcho());
+        TunnelExtension.Tunnel t = tunnel.builder()
+                .server(c -> {
+                    c.webServer.port = webPort;
+                    c.webServer.user = "admin";
+                    c.webServer.password = "s3cret";
+                    c.enablePrometheus = true;
+                })
+                .client(c -> {
+                    ProxyConfig p = TunnelExtension.proxyConfig("dns", echo.port(), 0);
+                    p.type = "udp";
+                    c.proxies.add(p);
+                }).start();
+        InetSocketAddress server = new InetSocketAddress("127.0.0.1", t.port("dns"));
+        try (DatagramSocket s = new DatagramSocket()) {
+            s.setSoTimeout(5000);
+            byte[] big = new byte[1501]; // over udpPacketSize: dropped by the server
+            s.send(new DatagramPacket(big, big.length, server));
+            byte[] small = new byte[100];
+            s.send(new DatagramPacket(small, small.length, server));
+            s.receive(new DatagramPacket(new byte[2048], 2048));
+        }
+        await("counted").atMost(Duration.ofSeconds(10)).pollInterval(50, TimeUnit.MILLISECONDS)
+                .until(() -> json("/api/proxy/udp/dns").get("todayTrafficOut").asLong() == 100);
+        JsonNode proxy = json("/api/proxy/udp/dns");
+        assertThat(proxy.get("todayTrafficIn").asLong()).isEqualTo(100);
+        assertThat(proxy.get("droppedDatagrams").asLong()).isEqualTo(1);
+        assertThat(get("/metrics", true).body()).contains(
+                "tunnel_server_udp_dropped_datagrams_total{name=\"dns\",reason=\"oversize\",type=\"udp\"} 1.0",
+                "frp_server_traffic_in{name=\"dns\",type=\"udp\"} 100.0");
     }
 }

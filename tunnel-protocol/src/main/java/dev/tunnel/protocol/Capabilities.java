@@ -28,6 +28,17 @@ public final class Capabilities {
      * with {@link LaneFrame} markers keeping each stream in order. Used only when both list it.
      */
     public static final String EXPRESS_LANE = "mux.expressLane";
+    /**
+     * {@code loadBalancer.group} and {@code loadBalancer.groupKey} in a tcp proxy's options: the
+     * server shares one public port among the group's proxies (a server without it would ignore
+     * the keys and open the port for one proxy alone).
+     */
+    public static final String LOAD_BALANCER = "loadBalancer";
+    /**
+     * {@code clientID} and {@code metadatas.*} in the login's options, {@code metadatas.*} and
+     * {@code annotations.*} in a proxy's: the server keeps them and shows them in its API.
+     */
+    public static final String METADATA = "metadatas";
 
     /** What every build of this protocol generation has, whatever its proxy types. */
     public static final List<String> BASE = List.of(OPTIONS, LIVE_PROXIES);

@@ -50,6 +50,8 @@ final class ClientSession implements ProxySession {
     private final String user;
     private final String token;
     private final String runId;
+    /** frp's clientID as the API shows it: the client's {@code clientID}, or its run id without one. */
+    private final String clientId;
     private final MuxSession mux;
     private final ServerContext server;
     private final PortRegistry ports;
@@ -82,6 +84,8 @@ final class ClientSession implements ProxySession {
         this.user = login.user();
         this.token = token;
         this.runId = login.runId();
+        String clientID = login.options().string("clientID", "");
+        this.clientId = clientID.isEmpty() ? runId : clientID;
         this.mux = mux;
         this.server = server;
         this.ports = server.ports();
@@ -174,6 +178,12 @@ final class ClientSession implements ProxySession {
                     + " (supported: " + String.join(", ", server.types().names()) + ")"));
             return;
         }
+        if (request.options().has("loadBalancer.group")
+                && !request.type().equals(dev.tunnel.server.proxy.tcp.TcpProxyType.NAME)) {
+            reply.accept(failed(request, "loadBalancer.group: groups are supported for tcp proxies only (this proxy"
+                    + " is " + request.type() + ")"));
+            return;
+        }
         if (proxies.containsKey(request.proxyId()) || starting.contains(request.proxyId())
                 || proxies.values().stream().anyMatch(p -> p.name().equals(request.name()))) {
             reply.accept(failed(request, "proxy [" + request.name() + "] is already registered"));
@@ -202,8 +212,8 @@ final class ClientSession implements ProxySession {
                 return;
             }
             proxies.put(request.proxyId(), new Registered(request.name(), request.type(), proxy, running));
-            server.stats().proxyOpened(proxy.name(), request.type(), user, runId, running.remotePort(),
-                    new ServerStats.Counted(proxy.traffic()));
+            server.stats().proxyOpened(proxy.name(), request.type(), user, clientId, running.remotePort(),
+                    labels(request.options()), new ServerStats.Counted(proxy));
             reply.accept(new NewProxyResult(request.proxyId(), request.name(), running.remotePort(), "",
                     running.details()));
         });
@@ -229,7 +239,7 @@ final class ClientSession implements ProxySession {
             if (closing != null) {
                 closing.add(closed);
             }
-            server.stats().proxyClosed(proxy.ref().name(), new ServerStats.Counted(proxy.ref().traffic()));
+            server.stats().proxyClosed(proxy.ref().name(), new ServerStats.Counted(proxy.ref()));
             log.info("{} client {} proxy [{}] closed", mux.channel(), id, proxy.ref().name());
         }
     }
@@ -280,6 +290,11 @@ final class ClientSession implements ProxySession {
         @Override
         public void release(int port) {
             ports.release(port, udp, ClientSession.this, quota);
+        }
+
+        @Override
+        public boolean allowed(int port) {
+            return port == 0 || quota.policy().allowed(port);
         }
 
         @Override
@@ -389,8 +404,19 @@ final class ClientSession implements ProxySession {
         }
     }
 
+    /**
+     * A refusal: logged with its reason; the client gets the reason, or frp's generic "new proxy
+     * [NAME] error" with {@code detailedErrorsToClient = false}.
+     */
     private NewProxyResult failed(NewProxy request, String reason) {
         log.warn("{} client {} proxy [{}] refused: {}", mux.channel(), id, qualified(request.name()), reason);
-        return new NewProxyResult(request.proxyId(), request.name(), 0, reason, Options.EMPTY);
+        String told = server.detailedErrors() ? reason : "new proxy [" + request.name() + "] error";
+        return new NewProxyResult(request.proxyId(), request.name(), 0, told, Options.EMPTY);
+    }
+
+    /** What the API shows of a proxy's {@code metadatas.*}, {@code annotations.*} and group. */
+    private static ServerStats.ProxyLabels labels(Options options) {
+        return new ServerStats.ProxyLabels(options.map("metadatas"), options.map("annotations"),
+                options.string("loadBalancer.group", ""));
     }
 }

@@ -22,7 +22,7 @@ record ServerContext(String token, boolean tcpMux, PortRegistry ports, String pr
                      int loginTimeoutSeconds, Credentials credentials, LoginAuthenticator authenticator,
                      LoginThrottle throttle, int maxStreamsPerClient, PoolSettings pool, SessionRegistry sessions,
                      ChannelGroup publicConns, ServerProxyTypes types, LoginThrottle visitorThrottle,
-                     ServerStats stats, ConnectionCaps caps) {
+                     ServerStats stats, ConnectionCaps caps, boolean detailedErrors) {
 
     /**
      * @param maxPoolCount           most idle work connections kept per client

@@ -220,7 +220,8 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
                 mux.settings().initialWindow(), verdict.serverProof(), capabilities, Options.EMPTY)));
         session.start();
         server.stats().clientOnline(id, login.user(), login.runId(), printable(login.clientVersion()),
-                printable(login.hostname()), address == null ? "" : address.getHostAddress(), new ServerStats.SessionFigures() {
+                printable(login.hostname()), address == null ? "" : address.getHostAddress(),
+                login.options().string("clientID", ""), login.options().map("metadatas"), new ServerStats.SessionFigures() {
                     @Override
                     public long rttNanos() {
                         return mux.rttNanos();
@@ -254,8 +255,16 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
         return ctx.channel().remoteAddress() instanceof InetSocketAddress a ? a.getAddress() : null;
     }
 
+    /**
+     * Refuses the login with {@code reason}, or with frp's generic "register control error" when
+     * {@code detailedErrorsToClient = false} (the code still says which kind of refusal it is; the
+     * server's log has the detail).
+     */
     private void refuse(ChannelHandlerContext ctx, int code, String reason) {
         refused = true;
+        if (!server.detailedErrors()) {
+            reason = "register control error";
+        }
         ctx.writeAndFlush(new ControlFrame(new LoginResult(code, reason, server.version(), "", 0, "",
                 server.types().capabilities(), Options.EMPTY)))
                 .addListener(ChannelFutureListener.CLOSE);

@@ -5,6 +5,7 @@ import dev.tunnel.protocol.mux.MemoryLimit;
 import dev.tunnel.protocol.mux.MuxSettings;
 import dev.tunnel.tls.TlsContexts;
 import dev.tunnel.tls.TlsFiles;
+import dev.tunnel.protocol.transport.KeepAlive;
 import dev.tunnel.protocol.transport.Transports;
 import dev.tunnel.server.config.ServerConfig;
 import dev.tunnel.server.web.ServerApi;
@@ -96,7 +97,7 @@ public final class TunnelServer implements AutoCloseable {
                     publicConns, types, new LoginThrottle(config.auth.maxFailedLogins,
                     TimeUnit.SECONDS.toMillis(config.auth.failedLoginBlockSeconds), System::currentTimeMillis), stats,
                     new ConnectionCaps(config.transport.maxConnectionsPerProxy, config.transport.maxConnectionsPerIP,
-                            stats::connectionRefused));
+                            stats::connectionRefused), config.detailedErrorsToClient);
             openTypes(types, new ServerEnvironment(config, workerGroup, publicConns));
             MuxSettings mux = MuxSettings.configured(config.transport.tcpMuxInitialWindow,
                     config.transport.tcpMuxMaxWindow, config.transport.tcpMuxSessionWindow);
@@ -107,12 +108,12 @@ public final class TunnelServer implements AutoCloseable {
                     .option(ChannelOption.SO_BACKLOG, Listeners.BACKLOG)
                     .option(ChannelOption.SO_REUSEADDR, true)
                     .childOption(ChannelOption.TCP_NODELAY, true)
-                    .childOption(ChannelOption.SO_KEEPALIVE, true)
                     .childOption(ChannelOption.RCVBUF_ALLOCATOR, Transports.bulkReads())
                     .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(512 * 1024, 2 * 1024 * 1024))
                     .childHandler(new ServerChannelInitializer(context, ssl, config.transport.tls.force, mux,
                             config.transport.heartbeatTimeout, config.transport.tcpMuxKeepaliveInterval,
                             config.transport.tcpMuxExpressLane));
+            KeepAlive.applyToChildren(bootstrap, config.transport.tcpKeepalive);
             if (config.transport.sendBufferSize > 0) {
                 bootstrap.childOption(ChannelOption.SO_SNDBUF, config.transport.sendBufferSize);
             }

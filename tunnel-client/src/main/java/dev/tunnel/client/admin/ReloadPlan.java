@@ -27,8 +27,8 @@ public record ReloadPlan(List<ProxyConfig> added, List<ProxyConfig> removed, Lis
                          List<ProxyConfig> unchanged, List<String> restartOnly) {
 
     public static ReloadPlan of(ClientConfig running, ClientConfig fresh) {
-        Map<String, ProxyConfig> before = byName(running.proxies);
-        Map<String, ProxyConfig> after = byName(fresh.proxies);
+        Map<String, ProxyConfig> before = byName(running.activeProxies());
+        Map<String, ProxyConfig> after = byName(fresh.activeProxies());
         List<ProxyConfig> added = new ArrayList<>();
         List<ProxyConfig> changed = new ArrayList<>();
         List<ProxyConfig> unchanged = new ArrayList<>();
@@ -45,9 +45,12 @@ public record ReloadPlan(List<ProxyConfig> added, List<ProxyConfig> removed, Lis
         List<ProxyConfig> removed = before.values().stream().filter(p -> !after.containsKey(p.name)).toList();
         List<String> restartOnly = new ArrayList<>();
         for (Field f : publicFields(ClientConfig.class)) {
-            if (!f.getName().equals("proxies") && !same(get(f, running), get(f, fresh))) {
+            if (!f.getName().equals("proxies") && !f.getName().equals("start") && !same(get(f, running), get(f, fresh))) {
                 restartOnly.add(f.getName());
             }
+        }
+        if (!same(visitorNames(running.activeVisitors()), visitorNames(fresh.activeVisitors()))) {
+            restartOnly.add("start"); // a visitor it starts or stops runs only after a restart
         }
         return new ReloadPlan(List.copyOf(added), removed, List.copyOf(changed), List.copyOf(unchanged),
                 List.copyOf(restartOnly));
@@ -68,6 +71,10 @@ public record ReloadPlan(List<ProxyConfig> added, List<ProxyConfig> removed, Lis
 
     private static String names(List<ProxyConfig> proxies) {
         return proxies.isEmpty() ? "" : " (" + String.join(", ", proxies.stream().map(p -> p.name).toList()) + ")";
+    }
+
+    private static List<String> visitorNames(List<dev.tunnel.client.config.VisitorConfig> visitors) {
+        return visitors.stream().map(v -> v.name).toList();
     }
 
     private static Map<String, ProxyConfig> byName(List<ProxyConfig> proxies) {

@@ -30,6 +30,15 @@ public class ClientConfig {
     public boolean loginFailExit = true;
     /** User name for servers with per-user tokens ([[users]]); its proxies are namespaced by it. "" = the shared token. */
     public String user = "";
+    /**
+     * Names of the proxies and visitors to run; empty (the default) = all of them (each still
+     * subject to its own {@code enabled}). Every name must be one of them.
+     */
+    public List<String> start = new ArrayList<>();
+    /** frp's client id: shown by the server's /api/clients ("" = none; the run id identifies the process). */
+    public String clientID = "";
+    /** {@code metadatas.NAME = VALUE}: sent at login, shown by the server's /api/clients (frp's {@code metas}). */
+    public java.util.Map<String, String> metadatas = new java.util.LinkedHashMap<>();
     /** Largest datagram, in bytes, that udp and sudp proxies and sudp visitors carry; longer ones are dropped (1-65535). */
     public int udpPacketSize = 1500;
     public Auth auth = new Auth();
@@ -56,6 +65,13 @@ public class ClientConfig {
     public static class Transport {
         /** Only "tcp" for now. */
         public String protocol = "tcp";
+        /**
+         * TCP keep-alive on the connections to the server, in seconds: idle time before the first
+         * probe and interval between probes (as frp); negative = off, 0 = 7200.
+         */
+        public int dialServerKeepalive = 7200;
+        /** Local address the connections to the server leave from ("" = the OS picks, as for any connection). */
+        public String connectServerLocalIP = "";
         /** Seconds to wait for the TCP connection to the server (> 0). */
         public int dialServerTimeout = 10;
         /** Carry all streams over one connection. */
@@ -117,6 +133,11 @@ public class ClientConfig {
         public String serverName;
         /** Tunnel extension: the server certificate's SHA-256 fingerprint ("sha256:AB:CD:..."); any other is refused. */
         public String serverFingerprint;
+        /**
+         * frp's switch for a custom first byte (0x17) before TLS; TLS here always starts with
+         * its first byte, as frp does by default, so only true is accepted.
+         */
+        public boolean disableCustomTLSFirstByte = true;
     }
 
     /** {@code [log]}. */
@@ -132,6 +153,16 @@ public class ClientConfig {
     }
 
     /** The name checked against the server's certificate. */
+    /** The proxies to run: those {@link #start} names (all when empty) whose {@code enabled} is not false. */
+    public List<ProxyConfig> activeProxies() {
+        return proxies.stream().filter(p -> p.enabled && (start.isEmpty() || start.contains(p.name))).toList();
+    }
+
+    /** The visitors to run, chosen as {@link #activeProxies()} are. */
+    public List<VisitorConfig> activeVisitors() {
+        return visitors.stream().filter(v -> v.enabled && (start.isEmpty() || start.contains(v.name))).toList();
+    }
+
     public String effectiveServerName() {
         return transport.tls.serverName == null || transport.tls.serverName.isBlank()
                 ? serverAddr : transport.tls.serverName;

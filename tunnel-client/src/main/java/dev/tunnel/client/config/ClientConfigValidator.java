@@ -49,8 +49,25 @@ final class ClientConfigValidator implements ConfigValidator<ClientConfig> {
         checks.range("udpPacketSize", cfg.udpPacketSize, 1, 65535);
         checks.range("log.maxDays", cfg.log.maxDays, 0, 3650);
         cfg.webServer.validate("webServer", checks);
-        new ProxiesValidator(checks, types).validate(cfg.proxies, cfg.transport.tcpMux);
-        new VisitorsValidator(checks).validate(cfg.visitors, cfg.transport.tcpMux);
+        new ProxiesValidator(checks, types).validate(cfg.proxies, cfg.transport.tcpMux, cfg.transport.tls.enable);
+        Metadata.check("metadatas", cfg.metadatas, checks);
+        checks.check(cfg.transport.tls.disableCustomTLSFirstByte, "transport.tls.disableCustomTLSFirstByte",
+                "false is not supported: TLS to the server starts with its first byte (frp's default, true), and"
+                        + " a server behind nginx or HAProxy needs it so");
+        for (int i = 0; i < cfg.start.size(); i++) {
+            String name = cfg.start.get(i);
+            checks.check(cfg.proxies.stream().anyMatch(p -> name.equals(p.name))
+                    || cfg.visitors.stream().anyMatch(v -> name.equals(v.name)), "start[" + i + "]",
+                    "\"" + name + "\" names no proxy or visitor of this file");
+        }
+        checks.check(cfg.clientID.length() <= Metadata.MAX_VALUE, "clientID",
+                "longer than " + Metadata.MAX_VALUE + " characters");
+        if (!cfg.transport.connectServerLocalIP.isEmpty()) {
+            checks.check(Metadata.isIpLiteral(cfg.transport.connectServerLocalIP), "transport.connectServerLocalIP",
+                    "\"" + cfg.transport.connectServerLocalIP + "\" (expected: an IP address of this machine, such as"
+                            + " \"192.168.1.10\"; \"\" = any)");
+        }
+        new VisitorsValidator(checks).validate(cfg.visitors, cfg.transport.tcpMux, cfg.transport.tls.enable);
     }
 
     private static void transport(ClientConfig.Transport t, ValueChecks checks) {

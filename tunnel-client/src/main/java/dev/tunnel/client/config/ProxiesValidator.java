@@ -29,7 +29,11 @@ final class ProxiesValidator {
         this.types = types;
     }
 
-    void validate(List<ProxyConfig> proxies, boolean tcpMux) {
+    /**
+     * @param tcpMux the client's {@code transport.tcpMux}
+     * @param tls    the client's {@code transport.tls.enable} ({@code transport.useEncryption} needs it)
+     */
+    void validate(List<ProxyConfig> proxies, boolean tcpMux, boolean tls) {
         Map<String, Integer> names = new HashMap<>();
         Map<String, Integer> remotePorts = new HashMap<>();
         for (int i = 0; i < proxies.size(); i++) {
@@ -41,6 +45,10 @@ final class ProxiesValidator {
                 checks.check(first == null, key + ".name",
                         "\"" + p.name + "\" is already the name of proxies[" + first + "] (names must be unique)");
             }
+            checks.check(!p.transport.useEncryption || tls, key + ".transport.useEncryption",
+                    "true needs transport.tls.enable = true: the tunnel encrypts every proxy's traffic with the TLS of"
+                            + " its connection to the server, and has no encryption of its own (set"
+                            + " transport.tls.enable = true, or useEncryption = false)");
             ClientProxyType type = p.type == null ? null : types.get(p.type);
             if (type == null) {
                 continue;
@@ -55,7 +63,9 @@ final class ProxiesValidator {
             } else if (p.remotePort != 0) {
                 // UDP ports are a space apart from TCP ones: a tcp and a udp proxy may share a number
                 Integer first = remotePorts.putIfAbsent(type.portSpace() + " " + p.remotePort, i);
-                checks.check(first == null, key + ".remotePort",
+                boolean sameGroup = first != null && !p.loadBalancer.group.isEmpty()
+                        && p.loadBalancer.group.equals(proxies.get(first).loadBalancer.group);
+                checks.check(first == null || sameGroup, key + ".remotePort",
                         p.remotePort + " is already used by proxies[" + first + "]");
             }
         }
@@ -90,6 +100,12 @@ final class ProxiesValidator {
             types.get(p.type).validate(p, key, checks);
             bandwidth(key + ".transport", p.transport, types.get(p.type).bandwidthLimitModes(), p.type);
         }
+        healthCheck(key, p);
+        loadBalancer(key, p);
+        Metadata.check(key + ".metadatas", p.metadatas, checks);
+        Metadata.check(key + ".annotations", p.annotations, checks);
+        checks.check(!p.transport.useCompression, key + ".transport.useCompression",
+                "true is not supported yet: the tunnel does not compress a proxy's traffic (set it to false)");
         if (p.plugin == null) {
             checks.notBlank(key + ".localIP", p.localIP);
             if (p.localPort == 0) {
@@ -101,6 +117,46 @@ final class ProxiesValidator {
             checks.check("tcp".equals(p.type), key + ".plugin", "a plugin serves TCP only (type is \"" + p.type + "\")");
             plugin(key + ".plugin", p.plugin);
         }
+    }
+
+    /** {@code healthCheck.*}, as frp checks them (a type of "", "tcp" or "http"; http needs a path). */
+    private void healthCheck(String key, ProxyConfig p) {
+        HealthCheckConfig h = p.healthCheck;
+        key += ".healthCheck";
+        if (!checks.oneOf(key + ".type", h.type, List.of("", "tcp", "http"), List.of()) || !h.enabled()) {
+            return;
+        }
+        checks.check(p.plugin == null, key + ".type", "a health check connects to localIP:localPort, and a proxy"
+                + " served by a plugin has none (remove healthCheck or the plugin)");
+        if ("http".equals(h.type)) {
+            checks.notBlank(key + ".path", h.path);
+        }
+        checks.range(key + ".timeoutSeconds", h.timeoutSeconds, 0, 3600);
+        checks.range(key + ".maxFailed", h.maxFailed, 0, 1000);
+        checks.range(key + ".intervalSeconds", h.intervalSeconds, 0, 86_400);
+        for (int i = 0; i < h.httpHeaders.size(); i++) {
+            HealthCheckConfig.Header header = h.httpHeaders.get(i);
+            checks.check(header.name != null && header.name.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]+"),
+                    key + ".httpHeaders[" + i + "].name", "\"" + header.name + "\" (expected: an HTTP header name)");
+            checks.check(header.value != null && header.value.chars().noneMatch(c -> c == '\r' || c == '\n'),
+                    key + ".httpHeaders[" + i + "].value", "must not contain a line break");
+        }
+    }
+
+    /** {@code loadBalancer.*}: groups are for tcp proxies (the server balances their connections). */
+    private void loadBalancer(String key, ProxyConfig p) {
+        ProxyConfig.LoadBalancer lb = p.loadBalancer;
+        if (lb.group.isEmpty()) {
+            checks.check(lb.groupKey.isEmpty(), key + ".loadBalancer.groupKey", "set without loadBalancer.group");
+            return;
+        }
+        checks.check("tcp".equals(p.type), key + ".loadBalancer.group", "groups are supported for tcp proxies only"
+                + " (type is \"" + p.type + "\"; frp also groups http proxies by domain and location, tunnel does not"
+                + " yet)");
+        checks.check(lb.group.length() <= Metadata.MAX_NAME, key + ".loadBalancer.group",
+                "longer than " + Metadata.MAX_NAME + " characters");
+        checks.check(lb.groupKey.length() <= Metadata.MAX_VALUE, key + ".loadBalancer.groupKey",
+                "longer than " + Metadata.MAX_VALUE + " characters");
     }
 
     private void plugin(String key, PluginConfig plugin) {

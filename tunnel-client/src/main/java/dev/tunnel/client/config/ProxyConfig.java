@@ -1,7 +1,9 @@
 package dev.tunnel.client.config;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One {@code [[proxies]]} entry: what the server exposes and the local service or plugin behind it.
@@ -11,6 +13,8 @@ import java.util.List;
 public class ProxyConfig {
     /** Required, unique within the file. */
     public String name;
+    /** false = the proxy is not run (frp's {@code enabled}; its keys are still checked). */
+    public boolean enabled = true;
     /** A type registered in {@code ClientProxyTypes}: "tcp", "udp", "stcp", "sudp". */
     public String type = "tcp";
     /** Address of the local service. */
@@ -43,6 +47,22 @@ public class ProxyConfig {
     public String routeByHTTPUser = "";
     /** {@code [proxies.transport]}. */
     public ProxyTransport transport = new ProxyTransport();
+    /** {@code [proxies.healthCheck]}: checks of the local app; the proxy is withdrawn while they fail. */
+    public HealthCheckConfig healthCheck = new HealthCheckConfig();
+    /** {@code [proxies.loadBalancer]}: tcp proxies of one group share a public port. */
+    public LoadBalancer loadBalancer = new LoadBalancer();
+    /** {@code metadatas.NAME = VALUE}: sent to the server, shown by its /api/proxy (frp's {@code metas}). */
+    public Map<String, String> metadatas = new LinkedHashMap<>();
+    /** {@code annotations.NAME = VALUE}: sent to the server, shown by its /api/proxy. */
+    public Map<String, String> annotations = new LinkedHashMap<>();
     /** {@code [proxies.plugin]}: serve from a built-in plugin instead of localIP:localPort; null when absent. */
     public PluginConfig plugin;
+
+    /** {@code [proxies.loadBalancer]}. */
+    public static class LoadBalancer {
+        /** The group's name; "" = no group. */
+        public String group = "";
+        /** What every member of the group must present (compared in constant time on the server). */
+        public String groupKey = "";
+    }
 }

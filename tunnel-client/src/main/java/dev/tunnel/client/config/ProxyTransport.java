@@ -17,4 +17,12 @@ public class ProxyTransport {
      * or "server" (reads from public connections, on the server).
      */
     public String bandwidthLimitMode = "client";
+    /**
+     * frp encrypts a proxy's traffic between frpc and frps with this key. Here the tunnel
+     * connection is TLS already (every stream inside it), so true is accepted with
+     * {@code transport.tls.enable = true} and refused without TLS.
+     */
+    public boolean useEncryption = false;
+    /** frp compresses a proxy's traffic between frpc and frps; not supported: only false is accepted. */
+    public boolean useCompression = false;
 }

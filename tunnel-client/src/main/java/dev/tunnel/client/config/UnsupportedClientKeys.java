@@ -6,18 +6,15 @@ import dev.tunnel.config.UnsupportedKeys;
 final class UnsupportedClientKeys {
 
     static final UnsupportedKeys KEYS = UnsupportedKeys.of(
-            "clientID", "metadatas", "start", "includes", "virtualNet", "featureGates",
+            "includes", "virtualNet", "featureGates",
             "natHoleStunServer", "dnsServer",
             "auth.oidc", "auth.additionalScopes", "auth.tokenSource",
-            "transport.connectServerLocalIP", "transport.proxyURL", "transport.quic",
-            "transport.dialServerKeepalive", "transport.tls.disableCustomTLSFirstByte",
+            "transport.proxyURL", "transport.quic",
             "webServer.assetsDir", "webServer.tls.trustedCaFile", "webServer.tls.serverName",
             // per proxy
-            "proxies.transport.useEncryption", "proxies.transport.useCompression",
-            "proxies.loadBalancer", "proxies.healthCheck",
-            "proxies.annotations", "proxies.metadatas", "proxies.multiplexer", "proxies.enabled",
+            "proxies.multiplexer", "proxies.natTraversal",
             // per visitor (xtcp's own keys are reported with its type)
-            "visitors.transport", "visitors.plugin", "visitors.enabled", "visitors.protocol", "visitors.keepTunnelOpen",
+            "visitors.plugin", "visitors.protocol", "visitors.keepTunnelOpen",
             "visitors.maxRetriesAnHour", "visitors.minRetryInterval", "visitors.fallbackTo",
             "visitors.fallbackTimeoutMs", "visitors.natTraversal",
             // keys of frp plugins other than static_file

@@ -7,6 +7,8 @@ package dev.tunnel.client.config;
 public class VisitorConfig {
     /** Required, unique among the visitors. */
     public String name;
+    /** false = the visitor is not run (frp's {@code enabled}; its keys are still checked). */
+    public boolean enabled = true;
     /** {@code stcp} or {@code sudp} (the type of the proxy it visits). */
     public String type;
     /** The name of the secret proxy to reach (required). */
@@ -19,4 +21,14 @@ public class VisitorConfig {
     public String bindAddr = "127.0.0.1";
     /** Port the visitor listens on (1-65535): TCP for stcp, UDP for sudp. */
     public int bindPort;
+    /** {@code [visitors.transport]}: frp's {@code useEncryption} and {@code useCompression}, read as for a proxy. */
+    public VisitorTransport transport = new VisitorTransport();
+
+    /** {@code [visitors.transport]}. */
+    public static class VisitorTransport {
+        /** true needs transport.tls.enable = true: the visitor's streams travel inside the TLS to the server. */
+        public boolean useEncryption = false;
+        /** Not supported: only false is accepted. */
+        public boolean useCompression = false;
+    }
 }

@@ -13,7 +13,8 @@ final class VisitorsValidator {
         this.checks = checks;
     }
 
-    void validate(List<VisitorConfig> visitors, boolean tcpMux) {
+    /** @param tls the client's {@code transport.tls.enable} ({@code transport.useEncryption} needs it) */
+    void validate(List<VisitorConfig> visitors, boolean tcpMux, boolean tls) {
         Map<String, Integer> names = new HashMap<>();
         Map<String, Integer> binds = new HashMap<>();
         for (int i = 0; i < visitors.size(); i++) {
@@ -28,6 +29,12 @@ final class VisitorsValidator {
                 checks.check(tcpMux, key + ".type", "\"" + v.type + "\" visitors need transport.tcpMux = true (pool"
                         + " mode carries TCP connections only)");
             }
+            checks.check(!v.transport.useEncryption || tls, key + ".transport.useEncryption",
+                    "true needs transport.tls.enable = true: the tunnel encrypts a visitor's traffic with the TLS of"
+                            + " its connection to the server, and has no encryption of its own (set"
+                            + " transport.tls.enable = true, or useEncryption = false)");
+            checks.check(!v.transport.useCompression, key + ".transport.useCompression",
+                    "true is not supported yet: the tunnel does not compress a visitor's traffic (set it to false)");
             checks.notBlank(key + ".serverName", v.serverName);
             checks.check(v.serverUser != null, key + ".serverUser", "missing");
             checks.check(v.secretKey != null, key + ".secretKey", "missing");

@@ -271,15 +271,13 @@ class ClientConfigTest {
     @Test
     void unsupportedFrpKeysTopLevelAndPerProxy() {
         assertThat(messages("""
-                clientID = "me"
                 includes = ["./confd/*.toml"]
                 [transport]
                 proxyURL = "http://proxy:8080"
                 [[proxies]]
                 name = "ssh"
                 localPort = 22
-                transport.useEncryption = true
-                healthCheck.type = "tcp"
+                transport.useCompression = true
                 [[visitors]]
                 name = "v"
                 type = "stcp"
@@ -287,12 +285,139 @@ class ClientConfigTest {
                 bindPort = 9000
                 keepTunnelOpen = true
                 """)).containsExactly(
-                "c.toml:1: \"clientID\" is an frp setting that tunnel does not support yet",
-                "c.toml:2: \"includes\" is an frp setting that tunnel does not support yet",
-                "c.toml:4: \"transport.proxyURL\" is an frp setting that tunnel does not support yet",
-                "c.toml:8: \"proxies[0].transport.useEncryption\" is an frp setting that tunnel does not support yet",
-                "c.toml:9: \"proxies[0].healthCheck.type\" is an frp setting that tunnel does not support yet",
-                "c.toml:15: \"visitors[0].keepTunnelOpen\" is an frp setting that tunnel does not support yet");
+                "c.toml:1: \"includes\" is an frp setting that tunnel does not support yet",
+                "c.toml:3: \"transport.proxyURL\" is an frp setting that tunnel does not support yet",
+                "c.toml:7: proxies[0].transport.useCompression: true is not supported yet: the tunnel does not"
+                        + " compress a proxy's traffic (set it to false)",
+                "c.toml:13: \"visitors[0].keepTunnelOpen\" is an frp setting that tunnel does not support yet");
+    }
+
+    @Test
+    void startAndEnabledChooseWhatRunsAsFrpFiltersThem() throws Exception {
+        ClientConfig cfg = parse("""
+                start = ["a", "b", "v"]
+                [[proxies]]
+                name = "a"
+                localPort = 1
+                [[proxies]]
+                name = "b"
+                localPort = 2
+                enabled = false
+                [[proxies]]
+                name = "c"
+                localPort = 3
+                [[visitors]]
+                name = "v"
+                type = "stcp"
+                serverName = "x"
+                secretKey = "k"
+                bindPort = 9000
+                [[visitors]]
+                name = "w"
+                type = "stcp"
+                serverName = "x"
+                secretKey = "k"
+                bindPort = 9001
+                """);
+        assertThat(cfg.activeProxies()).extracting(p -> p.name).containsExactly("a");
+        assertThat(cfg.activeVisitors()).extracting(v -> v.name).containsExactly("v");
+        assertThat(messages("start = [\"nope\"]"))
+                .containsExactly("c.toml:1: start[0]: \"nope\" names no proxy or visitor of this file");
+    }
+
+    @Test
+    void healthCheckLoadBalancerAndLabelsAreReadWithFrpsDefaults() throws Exception {
+        ClientConfig cfg = parse("""
+                clientID = "nas-1"
+                metadatas.site = "home"
+                transport.connectServerLocalIP = "127.0.0.1"
+                [[proxies]]
+                name = "ssh"
+                localPort = 22
+                remotePort = 6022
+                loadBalancer.group = "ssh"
+                loadBalancer.groupKey = "k"
+                healthCheck.type = "tcp"
+                transport.useEncryption = true
+                transport.useCompression = false
+                metadatas.owner = "ops"
+                [proxies.annotations]
+                "prefix/key2" = "value2"
+                [[proxies]]
+                name = "ssh2"
+                localPort = 2222
+                remotePort = 6022
+                loadBalancer.group = "ssh"
+                loadBalancer.groupKey = "k"
+                healthCheck.type = "http"
+                healthCheck.path = "/status"
+                healthCheck.httpHeaders = [{ name = "x-from-where", value = "frp" }]
+                """);
+        assertThat(cfg.clientID).isEqualTo("nas-1");
+        assertThat(cfg.metadatas).containsEntry("site", "home");
+        assertThat(cfg.transport.connectServerLocalIP).isEqualTo("127.0.0.1");
+        ProxyConfig ssh = cfg.proxies.get(0);
+        assertThat(ssh.healthCheck.type).isEqualTo("tcp");
+        assertThat(ssh.healthCheck.timeoutSeconds).as("frp's default").isEqualTo(3);
+        assertThat(ssh.healthCheck.maxFailed).as("frp's default").isEqualTo(1);
+        assertThat(ssh.healthCheck.intervalSeconds).as("frp's default").isEqualTo(10);
+        assertThat(ssh.loadBalancer.group).isEqualTo("ssh");
+        assertThat(ssh.transport.useEncryption).isTrue();
+        assertThat(ssh.metadatas).containsEntry("owner", "ops");
+        assertThat(ssh.annotations).containsEntry("prefix/key2", "value2");
+        HealthCheckConfig http = cfg.proxies.get(1).healthCheck;
+        assertThat(http.path).isEqualTo("/status");
+        assertThat(http.httpHeaders).singleElement().satisfies(h -> {
+            assertThat(h.name).isEqualTo("x-from-where");
+            assertThat(h.value).isEqualTo("frp");
+        });
+    }
+
+    @Test
+    void healthCheckLoadBalancerLabelsAndEncryptionAreChecked() {
+        assertThat(messages("""
+                transport.connectServerLocalIP = "eth0"
+                transport.tls.enable = false
+                [[proxies]]
+                name = "a"
+                localPort = 80
+                healthCheck.type = "icmp"
+                [[proxies]]
+                name = "b"
+                localPort = 81
+                healthCheck.type = "http"
+                healthCheck.maxFailed = -1
+                healthCheck.httpHeaders = [{ name = "bad name", value = "v" }]
+                [[proxies]]
+                name = "c"
+                type = "udp"
+                localPort = 53
+                loadBalancer.group = "dns"
+                [[proxies]]
+                name = "d"
+                localPort = 82
+                remotePort = 7000
+                loadBalancer.groupKey = "k"
+                transport.useEncryption = true
+                [[proxies]]
+                name = "e"
+                localPort = 83
+                remotePort = 7000
+                loadBalancer.group = "other"
+                """)).containsExactlyInAnyOrder(
+                "c.toml:6: proxies[0].healthCheck.type: \"icmp\" (expected: \"\", \"tcp\", \"http\")",
+                "c.toml:10: proxies[1].healthCheck.path: must not be empty",
+                "c.toml:11: proxies[1].healthCheck.maxFailed: -1 (expected: 0-1000)",
+                "c.toml:12: proxies[1].healthCheck.httpHeaders[0].name: \"bad name\" (expected: an HTTP header name)",
+                "c.toml:17: proxies[2].loadBalancer.group: groups are supported for tcp proxies only (type is"
+                        + " \"udp\"; frp also groups http proxies by domain and location, tunnel does not yet)",
+                "c.toml:22: proxies[3].loadBalancer.groupKey: set without loadBalancer.group",
+                "c.toml:23: proxies[3].transport.useEncryption: true needs transport.tls.enable = true: the tunnel"
+                        + " encrypts every proxy's traffic with the TLS of its connection to the server, and has no"
+                        + " encryption of its own (set transport.tls.enable = true, or useEncryption = false)",
+                "c.toml:27: proxies[4].remotePort: 7000 is already used by proxies[3]",
+                "c.toml:1: transport.connectServerLocalIP: \"eth0\" (expected: an IP address of this machine, such"
+                        + " as \"192.168.1.10\"; \"\" = any)");
     }
 
     @Test

@@ -3,11 +3,9 @@ package dev.tunnel.protocol.udp;
 import dev.tunnel.protocol.ResetCode;
 import dev.tunnel.protocol.mux.MuxStream;
 import dev.tunnel.protocol.mux.StreamHandler;
+import dev.tunnel.protocol.relay.RelayCounter;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.socket.DatagramPacket;
 import java.net.InetSocketAddress;
 
 /**
@@ -21,33 +19,28 @@ import java.net.InetSocketAddress;
  * rides out a short stall but UDP never queues without bound; the session's scheduler serves the
  * stream in turn with the others, so it never holds back the session's TCP streams. The stream
  * holds a receive window of at least {@link UdpLimits#STREAM_WINDOW} (as the budget allows). A
- * datagram from the stream is dropped when the socket's outbound queue is full; its credit is
- * returned either way, once the write is done or dropped.
+ * datagram from the stream is dropped when the socket's outbound queue is full; see
+ * {@link DatagramBatch} and {@link DatagramDelivery}.
  *
  * <p>Threading: the front's socket and the stream's session share one event loop.
  */
 final class UdpAssociation implements StreamHandler {
-    /** Components a batch holds before it consolidates: one read's datagrams at most. */
-    private static final int BATCH_COMPONENTS = 2 * UdpLimits.DATAGRAMS_PER_READ + 1;
     private final UdpFront front;
     private final Channel socket;
     private final InetSocketAddress peer;
     private final MuxStream stream;
-    private final DatagramDecoder decoder;
-    private final UdpDrops drops;
+    private final DatagramBatch batch;
+    private final DatagramDelivery delivery;
     private boolean ended;
-    /** Datagrams framed during the current read of the front's socket, written when it completes. */
-    private CompositeByteBuf batch;
-    private int batchBytes;
 
     UdpAssociation(UdpFront front, Channel socket, InetSocketAddress peer, MuxStream stream, int maxPacketSize,
-                   UdpDrops drops) {
+                   UdpDrops drops, RelayCounter counter) {
         this.front = front;
         this.socket = socket;
         this.peer = peer;
         this.stream = stream;
-        this.decoder = new DatagramDecoder(maxPacketSize);
-        this.drops = drops;
+        this.batch = new DatagramBatch(stream, socket.alloc(), drops);
+        this.delivery = new DatagramDelivery(stream, maxPacketSize, drops, counter);
         stream.handler(this);
         stream.holdReceiveWindow(UdpLimits.STREAM_WINDOW);
     }
@@ -64,78 +57,28 @@ final class UdpAssociation implements StreamHandler {
      * @return true when this is the batch's first datagram (the front must flush it)
      */
     boolean send(ByteBuf payload) {
-        int framed = payload.readableBytes() + DatagramFrames.HEADER_BYTES;
-        if (ended || !stream.canQueue(batchBytes + framed, UdpLimits.STREAM_QUEUE)) {
-            payload.release();
-            drops.drop(UdpDrops.tunnelFull(stream), peer);
-            return false;
-        }
-        boolean first = batch == null;
-        if (first) {
-            batch = socket.alloc().compositeBuffer(BATCH_COMPONENTS);
-        }
-        batch.addComponent(true, DatagramFrames.encode(socket.alloc(), payload));
-        batchBytes += framed;
-        return first;
+        return batch.add(payload, peer); // dropped, and counted, once the stream has ended
     }
 
     /** Writes the datagrams framed since the last call onto the stream, as one buffer. */
     void flushBatch() {
-        ByteBuf out = batch;
-        batch = null;
-        batchBytes = 0;
-        if (out != null) {
-            if (ended) {
-                out.release();
-            } else {
-                stream.write(out);
-            }
-        }
+        batch.flush();
     }
 
     /** Ends the association from this side (idle, evicted, proxy closed). */
     void end() {
         if (!ended) {
             ended = true;
-            releaseBatch();
-            decoder.release();
-            stream.reset(ResetCode.CANCEL);
-        }
-    }
-
-    private void releaseBatch() {
-        if (batch != null) {
             batch.release();
-            batch = null;
-            batchBytes = 0;
+            delivery.release();
+            stream.reset(ResetCode.CANCEL);
         }
     }
 
     @Override
     public void onData(ByteBuf data) {
-        int bytes = data.readableBytes();
-        ChannelFuture[] last = new ChannelFuture[1];
-        long oversize = decoder.oversize();
-        decoder.decode(data, datagram -> {
-            if (!socket.isWritable()) {
-                socket.flush(); // one tunnel read can bring more than the watermark: send what is queued first
-            }
-            if (!socket.isWritable()) {
-                datagram.release();
-                drops.drop(UdpDrops.Reason.SOCKET_FULL, peer);
-                return;
-            }
+        if (delivery.deliver(data, socket, peer) > 0) {
             front.touch(peer);
-            last[0] = socket.write(new DatagramPacket(datagram, peer));
-        });
-        for (long n = decoder.oversize() - oversize; n > 0; n--) {
-            drops.drop(UdpDrops.Reason.OVERSIZE, peer);
-        }
-        if (last[0] == null) {
-            stream.consumed(bytes);
-        } else {
-            last[0].addListener(f -> stream.consumed(bytes));
-            stream.flushLater(socket);
         }
     }
 
@@ -148,8 +91,8 @@ final class UdpAssociation implements StreamHandler {
     public void onReset(int code) {
         if (!ended) {
             ended = true;
-            releaseBatch();
-            decoder.release();
+            batch.release();
+            delivery.release();
             stream.reset(ResetCode.CANCEL);
             front.ended(this, code);
         }

@@ -1,6 +1,7 @@
 package dev.tunnel.protocol.udp;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongArray;
 import org.slf4j.Logger;
 
 /**
@@ -9,8 +10,8 @@ import org.slf4j.Logger;
  * (the owner calls {@link #logPending()} periodically, so a burst's tail is logged too).
  * UDP may drop; what it must not do is buffer without bound or flood the log.
  *
- * <p>Threading: counted on the event loop that owns the proxy's socket; the totals may be read
- * from any thread.
+ * <p>Threading: counted on the event loop that owns the proxy's sockets; the totals may be read
+ * from any thread (the server's /metrics and API).
  */
 public final class UdpDrops {
     private static final long QUIET_NANOS = TimeUnit.SECONDS.toNanos(10);
@@ -33,11 +34,16 @@ public final class UdpDrops {
         Reason(String text) {
             this.text = text;
         }
+
+        /** The reason as a metric label: {@code oversize}, {@code tunnel_full}, ... */
+        public String label() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
     }
 
     private final Logger log;
     private final String name;
-    private final long[] total = new long[Reason.values().length];
+    private final AtomicLongArray total = new AtomicLongArray(Reason.values().length);
     private final long[] sinceLog = new long[Reason.values().length];
     private long lastLogNanos = Long.MIN_VALUE;
     private boolean pending;
@@ -52,7 +58,7 @@ public final class UdpDrops {
 
     /** Counts one dropped datagram; logs if the quiet period has passed. Event loop only. */
     public void drop(Reason reason, Object peer) {
-        total[reason.ordinal()]++;
+        total.incrementAndGet(reason.ordinal());
         sinceLog[reason.ordinal()]++;
         totalDropped++;
         latestPeer = peer;
@@ -92,9 +98,9 @@ public final class UdpDrops {
         return stream.sendCredit() <= 0 ? Reason.NO_CREDIT : Reason.TUNNEL_FULL;
     }
 
-    /** Datagrams dropped for {@code reason} so far (event loop, or a test after it settled). */
+    /** Datagrams dropped for {@code reason} so far; any thread. */
     public long count(Reason reason) {
-        return total[reason.ordinal()];
+        return total.get(reason.ordinal());
     }
 
     /** Datagrams dropped so far, for any reason; any thread. */

@@ -2,6 +2,7 @@ package dev.tunnel.protocol.udp;
 
 import dev.tunnel.protocol.ResetCode;
 import dev.tunnel.protocol.mux.MuxStream;
+import dev.tunnel.protocol.relay.RelayCounter;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
@@ -28,8 +29,9 @@ import org.slf4j.LoggerFactory;
  * <h3>Batching</h3>
  * The datagrams of one read (up to {@link UdpLimits#DATAGRAMS_PER_READ} per {@code recvmmsg})
  * are framed per association and written onto its stream when the read completes, each
- * association's as one buffer: the mux then sends a burst as a few DATA frames, and the far side
- * handles it in a few reads, instead of paying per datagram on both ends.
+ * association's as one contiguous buffer ({@link DatagramBatch}): the mux then sends a burst as
+ * a few DATA frames and TLS records, and the far side handles it in a few reads, instead of
+ * paying per datagram on both ends.
  *
  * <p>Threading: the socket must be registered on the event loop of the session its streams
  * belong to; everything here runs there.
@@ -49,6 +51,7 @@ public final class UdpFront extends SimpleChannelInboundHandler<DatagramPacket> 
     private final long idleNanos;
     private final AssociationTable<InetSocketAddress, UdpAssociation> associations;
     private final UdpDrops drops;
+    private RelayCounter counter = RelayCounter.NONE;
     private long lastRefusalLogNanos = Long.MIN_VALUE;
     private ChannelHandlerContext ctx;
     private ScheduledFuture<?> sweeper;
@@ -76,6 +79,15 @@ public final class UdpFront extends SimpleChannelInboundHandler<DatagramPacket> 
         return drops;
     }
 
+    /**
+     * Counts the payload bytes of the datagrams taken from peers ({@link RelayCounter#read}) and
+     * sent back to them ({@link RelayCounter#written}); set before the socket is registered.
+     */
+    public UdpFront counting(RelayCounter counter) {
+        this.counter = counter;
+        return this;
+    }
+
     /** Associations evicted to make room for new peers. */
     public long evicted() {
         return evicted;
@@ -101,6 +113,7 @@ public final class UdpFront extends SimpleChannelInboundHandler<DatagramPacket> 
             drops.drop(UdpDrops.Reason.OVERSIZE, peer);
             return;
         }
+        counter.read(payload.readableBytes());
         long now = System.nanoTime();
         UdpAssociation association = associations.touch(peer, now);
         if (association == null) {
@@ -110,7 +123,7 @@ public final class UdpFront extends SimpleChannelInboundHandler<DatagramPacket> 
                 drops.drop(UdpDrops.Reason.NO_ASSOCIATION, peer);
                 return;
             }
-            association = new UdpAssociation(this, ctx.channel(), peer, stream, maxPacketSize, drops);
+            association = new UdpAssociation(this, ctx.channel(), peer, stream, maxPacketSize, drops, counter);
             UdpAssociation old = associations.add(peer, association, now);
             if (old != null) {
                 evicted++;

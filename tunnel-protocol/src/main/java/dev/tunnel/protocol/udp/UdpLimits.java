@@ -38,9 +38,12 @@ public final class UdpLimits {
      * Receive window each association's stream holds at least (as far as the session's budget
      * grants): auto-tuning sizes windows from the path's minimum RTT, but a UDP sender cannot wait
      * for credit, and on a busy machine the credit round trip through two event loops takes far
-     * longer than a ping. 1 MiB is 40 ms at 200 Mbit/s.
+     * longer than a ping: a process waiting for a core for tens of milliseconds is common on a
+     * shared VPS. 4 MiB is 160 ms at 200 Mbit/s. The receiver never holds these bytes (a frame's
+     * datagrams go to the socket or are dropped as it is read, and its credit goes back then):
+     * the window only bounds what may be in flight in the tunnel connection.
      */
-    public static final int STREAM_WINDOW = 1024 * 1024;
+    public static final int STREAM_WINDOW = 4 * 1024 * 1024;
     /** Datagrams one read may take (with epoll, in one recvmmsg call). */
     public static final int DATAGRAMS_PER_READ = 32;
 

@@ -3,9 +3,9 @@ package dev.tunnel.protocol.udp;
 import dev.tunnel.protocol.ResetCode;
 import dev.tunnel.protocol.mux.MuxStream;
 import dev.tunnel.protocol.mux.StreamHandler;
+import dev.tunnel.protocol.relay.RelayCounter;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.DatagramPacket;
@@ -21,10 +21,12 @@ import org.slf4j.LoggerFactory;
  * last handler of that socket's pipeline and the stream's handler.
  *
  * <h3>Dropping instead of queueing</h3>
- * As in {@link UdpAssociation}: a datagram from the app goes onto the stream while its queue
- * has room, the stream holds a receive window of at least {@link UdpLimits#STREAM_WINDOW}, a datagram from the stream is dropped when the socket's outbound queue is
- * full, and credit is returned once each write is done or dropped. Datagrams that arrive before
- * the socket is connected wait (bounded by the stream's initial window, no credit returned).
+ * As in {@link UdpAssociation}: the datagrams of one read of the socket are framed into one
+ * batch ({@link DatagramBatch}) while the stream's queue has room, and written onto the stream
+ * when the read completes; the stream holds a receive window of at least
+ * {@link UdpLimits#STREAM_WINDOW}; a datagram from the stream is dropped when the socket's
+ * outbound queue is full ({@link DatagramDelivery}). What the stream brings before the socket
+ * is connected waits as it came (bounded by the stream's initial window, no credit returned).
  *
  * <h3>Closing</h3>
  * The stream's end (reset or FIN: the far side's idle timeout or eviction) closes the socket; the
@@ -38,12 +40,13 @@ public final class UdpLocalRelay extends ChannelInboundHandlerAdapter implements
 
     private final MuxStream stream;
     private final int maxPacketSize;
-    private final DatagramDecoder decoder;
     private final UdpDrops drops;
     private final long idleNanos;
+    private final DatagramDelivery delivery;
+    private DatagramBatch batch;
     private Channel channel;
+    /** Chunks of the stream that came before the socket was connected. */
     private ArrayDeque<ByteBuf> early;
-    private int earlyBytes;
     private long lastActive = System.nanoTime();
     private io.netty.util.concurrent.ScheduledFuture<?> idleCheck;
     private boolean ended;
@@ -52,9 +55,9 @@ public final class UdpLocalRelay extends ChannelInboundHandlerAdapter implements
     public UdpLocalRelay(MuxStream stream, int maxPacketSize, UdpDrops drops, long idleNanos) {
         this.stream = stream;
         this.maxPacketSize = maxPacketSize;
-        this.decoder = new DatagramDecoder(maxPacketSize);
         this.drops = drops;
         this.idleNanos = idleNanos;
+        this.delivery = new DatagramDelivery(stream, maxPacketSize, drops, RelayCounter.NONE);
         stream.handler(this);
         stream.holdReceiveWindow(UdpLimits.STREAM_WINDOW);
     }
@@ -73,13 +76,12 @@ public final class UdpLocalRelay extends ChannelInboundHandlerAdapter implements
             channel.close();
             return;
         }
+        batch = new DatagramBatch(stream, ctx.alloc(), drops);
         if (early != null) {
-            ByteBuf datagram;
-            while ((datagram = early.poll()) != null) {
-                int bytes = datagram.readableBytes();
-                channel.write(packet(datagram)).addListener(f -> stream.consumed(bytes));
+            ByteBuf chunk;
+            while ((chunk = early.poll()) != null) {
+                delivery.deliver(chunk, channel, null);
             }
-            stream.consumed(earlyBytes);
             early = null;
             channel.flush();
         }
@@ -101,12 +103,14 @@ public final class UdpLocalRelay extends ChannelInboundHandlerAdapter implements
             drops.drop(UdpDrops.Reason.OVERSIZE, ctx.channel().remoteAddress());
             return;
         }
-        if (ended || !stream.canQueue(payload.readableBytes() + DatagramFrames.HEADER_BYTES, UdpLimits.STREAM_QUEUE)) {
-            payload.release();
-            drops.drop(UdpDrops.tunnelFull(stream), ctx.channel().remoteAddress());
-            return;
-        }
-        stream.write(DatagramFrames.encode(ctx.alloc(), payload));
+        batch.add(payload, ctx.channel().remoteAddress()); // dropped, and counted, once the stream has ended
+    }
+
+    /** The read is over: its datagrams go onto the stream as one write. */
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        batch.flush();
+        ctx.fireChannelReadComplete();
     }
 
     @Override
@@ -129,50 +133,19 @@ public final class UdpLocalRelay extends ChannelInboundHandlerAdapter implements
         }
     }
 
-    /** As a packet, not a bare buffer, so that epoll sends a batch of them with one sendmmsg call. */
-    private DatagramPacket packet(ByteBuf datagram) {
-        return new DatagramPacket(datagram, (java.net.InetSocketAddress) channel.remoteAddress());
-    }
-
     // ---- stream side ----
 
     @Override
     public void onData(ByteBuf data) {
-        int bytes = data.readableBytes();
         if (channel == null) {
-            earlyBytes += bytes; // credit for the header bytes; each datagram's own once written
-            decoder.decode(data, datagram -> {
-                if (early == null) {
-                    early = new ArrayDeque<>(4);
-                }
-                earlyBytes -= datagram.readableBytes();
-                early.add(datagram);
-            });
+            if (early == null) {
+                early = new ArrayDeque<>(4);
+            }
+            early.add(data);
             return;
         }
         lastActive = System.nanoTime();
-        ChannelFuture[] last = new ChannelFuture[1];
-        long oversize = decoder.oversize();
-        decoder.decode(data, datagram -> {
-            if (!channel.isWritable()) {
-                channel.flush(); // one tunnel read can bring more than the watermark: send what is queued first
-            }
-            if (!channel.isWritable()) {
-                datagram.release();
-                drops.drop(UdpDrops.Reason.SOCKET_FULL, channel.remoteAddress());
-                return;
-            }
-            last[0] = channel.write(packet(datagram));
-        });
-        for (long n = decoder.oversize() - oversize; n > 0; n--) {
-            drops.drop(UdpDrops.Reason.OVERSIZE, channel.remoteAddress());
-        }
-        if (last[0] == null) {
-            stream.consumed(bytes);
-        } else {
-            last[0].addListener(f -> stream.consumed(bytes));
-            stream.flushLater(channel);
-        }
+        delivery.deliver(data, channel, null);
     }
 
     @Override
@@ -208,7 +181,10 @@ public final class UdpLocalRelay extends ChannelInboundHandlerAdapter implements
     }
 
     private void release() {
-        decoder.release();
+        delivery.release();
+        if (batch != null) {
+            batch.release();
+        }
         if (idleCheck != null) {
             idleCheck.cancel(false);
         }

@@ -29,6 +29,12 @@ public class ServerConfig {
     public int userConnTimeout = 10;
     /** Public ports one client may hold; 0 = unlimited. */
     public int maxPortsPerClient = 0;
+    /**
+     * Whether clients are told why a login or a proxy was refused (true, frp's default); false
+     * sends frp's generic "register control error" / "new proxy [NAME] error" instead, and only
+     * the server's log has the reason.
+     */
+    public boolean detailedErrorsToClient = true;
     /** Ports clients may ask for; empty allows every port. */
     public List<PortRange> allowPorts = new ArrayList<>();
     /** Largest datagram, in bytes, that udp proxies carry; longer ones are dropped (1-65535). */
@@ -92,6 +98,11 @@ public class ServerConfig {
         public boolean tcpMux = true;
         /** Seconds between mux keepalive pings (> 0). */
         public int tcpMuxKeepaliveInterval = 30;
+        /**
+         * TCP keep-alive on client connections (control and work), in seconds: idle time before
+         * the first probe and interval between probes (as frp); negative = off, 0 = 7200.
+         */
+        public int tcpKeepalive = 7200;
         /** Seconds without a heartbeat before a client is dropped; -1 disables. */
         public int heartbeatTimeout = 90;
         /** Most pre-opened work connections kept per client (>= 0). */

@@ -8,10 +8,10 @@ final class UnsupportedServerKeys {
     static final UnsupportedKeys KEYS = UnsupportedKeys.of(
             "kcpBindPort", "quicBindPort", "tcpmuxHTTPConnectPort", "tcpmuxPassthrough",
             "webServer.assetsDir", "webServer.tls.trustedCaFile", "webServer.tls.serverName",
-            "detailedErrorsToClient", "natholeAnalysisDataReserveHours",
+            "natholeAnalysisDataReserveHours",
             "httpPlugins", "sshTunnelGateway",
             "auth.oidc", "auth.additionalScopes", "auth.tokenSource",
-            "transport.quic", "transport.tcpKeepalive");
+            "transport.quic");
 
     private UnsupportedServerKeys() {
     }

@@ -4,6 +4,7 @@ import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.protocol.relay.ReadLimiter;
 import dev.tunnel.protocol.relay.TokenBucket;
 import dev.tunnel.protocol.relay.TrafficCounter;
+import dev.tunnel.protocol.udp.UdpDrops;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.haproxy.HAProxyProtocolVersion;
@@ -24,6 +25,7 @@ public final class ProxyRef {
     private final ChannelGroup connections;
     private volatile HAProxyProtocolVersion proxyProtocol;
     private volatile TokenBucket bandwidth;
+    private volatile UdpDrops datagramDrops;
 
     /**
      * @param id   the client's proxy id
@@ -66,6 +68,16 @@ public final class ProxyRef {
 
     public TrafficCounter traffic() {
         return traffic;
+    }
+
+    /** The datagrams a proxy of a UDP type dropped, by reason; null for other types. */
+    public UdpDrops datagramDrops() {
+        return datagramDrops;
+    }
+
+    /** Set by a UDP type when its socket is bound. */
+    public void datagramDrops(UdpDrops drops) {
+        this.datagramDrops = drops;
     }
 
     /**

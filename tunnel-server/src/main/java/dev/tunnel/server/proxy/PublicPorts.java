@@ -19,6 +19,9 @@ public interface PublicPorts {
     /** Gives back a reservation of {@code port} (0 for an unbound reservation of port 0). */
     void release(int port);
 
+    /** Whether the account's {@code allowPorts} lets it use {@code port} (0: the server picks). */
+    boolean allowed(int port);
+
     /** Whether nobody on this server holds {@code port}. */
     boolean isFree(int port);
 

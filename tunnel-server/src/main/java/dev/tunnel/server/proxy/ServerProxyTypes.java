@@ -57,9 +57,17 @@ public final class ServerProxyTypes {
         return Collections.unmodifiableCollection(types.values());
     }
 
-    /** What the server announces at login: the base capabilities and {@code proxy.NAME} per type. */
+    /**
+     * What the server announces at login: the base capabilities, {@code metadatas} (it keeps a
+     * client's and its proxies' for the API), {@code loadBalancer} (tcp groups, with the tcp type)
+     * and {@code proxy.NAME} per type.
+     */
     public List<String> capabilities() {
         List<String> caps = new ArrayList<>(Capabilities.BASE);
+        caps.add(Capabilities.METADATA);
+        if (types.containsKey(dev.tunnel.server.proxy.tcp.TcpProxyType.NAME)) {
+            caps.add(Capabilities.LOAD_BALANCER);
+        }
         for (String name : types.keySet()) {
             caps.add(Capabilities.proxyType(name));
         }

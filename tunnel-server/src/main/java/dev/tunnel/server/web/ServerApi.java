@@ -143,7 +143,7 @@ public final class ServerApi {
         String status = r.query("status");
         List<ServerStats.ClientView> clients = stats.clients().stream()
                 .filter(c -> user == null || user.isEmpty() || c.user().equals(user))
-                .filter(c -> clientId == null || clientId.isEmpty() || c.key().equals(clientId))
+                .filter(c -> clientId == null || clientId.isEmpty() || c.clientId().equals(clientId))
                 .filter(c -> runId == null || runId.isEmpty() || c.runId().equals(runId))
                 .filter(c -> status == null || !status.equalsIgnoreCase("online") || c.online())
                 .filter(c -> status == null || !status.equalsIgnoreCase("offline") || !c.online())
@@ -154,7 +154,7 @@ public final class ServerApi {
                 json.writeStartObject();
                 json.writeStringField("key", c.key());
                 json.writeStringField("user", c.user());
-                json.writeStringField("clientID", c.key());
+                json.writeStringField("clientID", c.clientId());
                 json.writeStringField("runID", c.runId());
                 json.writeStringField("version", c.version());
                 json.writeStringField("hostname", c.hostname());
@@ -165,6 +165,7 @@ public final class ServerApi {
                     json.writeNumberField("disconnectedAt", c.disconnectedAt());
                 }
                 json.writeBooleanField("online", c.online());
+                writeMap(json, "metas", c.metas());
                 if (c.online() && c.rttNanos() > 0) {
                     json.writeNumberField("rttMillis", c.rttNanos() / 1e6);
                 }
@@ -182,6 +183,14 @@ public final class ServerApi {
             json.writeStringField("name", p.name());
             json.writeStringField("type", p.type());
             json.writeNumberField("remotePort", p.remotePort());
+            writeMap(json, "metadatas", p.labels().metadatas());
+            writeMap(json, "annotations", p.labels().annotations());
+            if (!p.labels().group().isEmpty()) {
+                // the group only: its key is a secret
+                json.writeObjectFieldStart("loadBalancer");
+                json.writeStringField("group", p.labels().group());
+                json.writeEndObject();
+            }
             json.writeEndObject();
         } else {
             json.writeNullField("conf");
@@ -193,9 +202,24 @@ public final class ServerApi {
         json.writeNumberField("todayTrafficIn", p.todayIn());
         json.writeNumberField("todayTrafficOut", p.todayOut());
         json.writeNumberField("curConns", p.connections());
+        if (p.droppedDatagrams() != null) {
+            json.writeNumberField("droppedDatagrams", p.droppedDatagramsTotal()); // not in frp: a udp proxy's drops
+        }
         json.writeStringField("lastStartTime", frpTime(p.lastStartMillis()));
         json.writeStringField("lastCloseTime", frpTime(p.lastCloseMillis()));
         json.writeStringField("status", p.online() ? "online" : "offline");
+        json.writeEndObject();
+    }
+
+    /** {@code name: {k: v, ...}}, omitted when empty (frp's {@code omitempty}). */
+    private static void writeMap(JsonGenerator json, String name, java.util.Map<String, String> map) throws IOException {
+        if (map.isEmpty()) {
+            return;
+        }
+        json.writeObjectFieldStart(name);
+        for (java.util.Map.Entry<String, String> e : new java.util.TreeMap<>(map).entrySet()) {
+            json.writeStringField(e.getKey(), e.getValue());
+        }
         json.writeEndObject();
     }
 

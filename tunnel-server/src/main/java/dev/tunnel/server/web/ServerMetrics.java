@@ -1,5 +1,6 @@
 package dev.tunnel.server.web;
 
+import dev.tunnel.protocol.udp.UdpDrops;
 import dev.tunnel.web.WebResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.prometheus.metrics.config.EscapingScheme;
@@ -37,7 +38,10 @@ import java.util.Map;
  * {@code tunnel_server_session_queue_delay_seconds{client,user}} (moving average of a ready
  * stream's wait for its turn on the connection), {@code tunnel_server_failed_logins_total},
  * {@code tunnel_server_refused_connections_total} (public connections refused by
- * {@code transport.maxStreamsPerClient}, {@code maxConnectionsPerProxy} or {@code maxConnectionsPerIP}).
+ * {@code transport.maxStreamsPerClient}, {@code maxConnectionsPerProxy} or {@code maxConnectionsPerIP}),
+ * {@code tunnel_server_udp_dropped_datagrams_total{name,type,reason}} (datagrams a udp proxy
+ * dropped: {@code oversize}, {@code tunnel_full}, {@code no_credit}, {@code socket_full},
+ * {@code no_association}; see {@code UdpDrops.Reason}).
  */
 final class ServerMetrics {
     private static final PrometheusTextFormatWriter WRITER = PrometheusTextFormatWriter.create();
@@ -71,8 +75,16 @@ final class ServerMetrics {
                 .help("The total in traffic");
         UnknownSnapshot.Builder trafficOut = UnknownSnapshot.builder().name("frp_server_traffic_out")
                 .help("The total out traffic");
+        CounterSnapshot.Builder udpDrops = CounterSnapshot.builder().name("tunnel_server_udp_dropped_datagrams")
+                .help("Datagrams a UDP proxy dropped, by reason (UDP drops rather than queue without bound)");
         for (ServerStats.ProxyView p : proxies) {
             Labels nameType = Labels.of("name", p.name(), "type", p.type());
+            if (p.droppedDatagrams() != null) {
+                for (UdpDrops.Reason reason : UdpDrops.Reason.values()) {
+                    udpDrops.dataPoint(CounterDataPointSnapshot.builder().value(p.droppedDatagrams()[reason.ordinal()])
+                            .labels(nameType.add("reason", reason.label())).build());
+                }
+            }
             if (p.online()) {
                 byType.merge(p.type(), 1L, Long::sum);
                 detailed.dataPoint(gauge(1, Labels.of("name", p.name(), "type", p.type())));
@@ -111,7 +123,7 @@ final class ServerMetrics {
 
         return MetricSnapshots.of(clientCounts.build(), proxyCounts.build(), detailed.build(), connections.build(),
                 trafficIn.build(), trafficOut.build(), rtt.build(), stalls.build(), queueDelay.build(), failedLogins,
-                refused);
+                refused, udpDrops.build());
     }
 
     private static GaugeDataPointSnapshot gauge(double value, Labels labels) {

@@ -1,6 +1,7 @@
 package dev.tunnel.server.web;
 
-import dev.tunnel.protocol.relay.TrafficCounter;
+import dev.tunnel.protocol.udp.UdpDrops;
+import dev.tunnel.server.proxy.ProxyRef;
 import java.time.Clock;
 import java.time.LocalDate;
 import java.time.ZoneId;
@@ -15,8 +16,8 @@ import java.util.concurrent.atomic.LongAdder;
  * The clients and proxies the server has seen, online and recently offline, as frp's dashboard
  * and API show them, plus the counters of events the tunnel adds (failed logins, public
  * connections refused by limits). Sessions report what happens to them; the API and /metrics
- * read it. Bytes and connections are read from the proxies' own counters; this table only
- * remembers what a closed proxy had counted and splits traffic into days.
+ * read it. Bytes, connections and a udp proxy's dropped datagrams are read from the proxies' own
+ * counters; this table only remembers what a closed proxy had counted and splits traffic into days.
  *
  * <p>Bounded: at most {@value #MAX_OFFLINE} offline clients and as many offline proxies are kept,
  * the longest offline dropped first.
@@ -34,26 +35,37 @@ public final class ServerStats {
         long bytesOut();
 
         long connections();
+
+        /** The datagrams it dropped, by reason, for a proxy of a UDP type; null for others. */
+        default UdpDrops datagramDrops() {
+            return null;
+        }
     }
 
     /**
-     * A proxy's {@link TrafficCounter} on the server: what the relays read from its public
-     * connections is "in", what they wrote to them "out", as frp counts. Equal for one counter.
+     * A proxy's counters on the server: what the relays read from its public connections (or
+     * its UDP socket) is "in", what they wrote to them "out", as frp counts; and, for a UDP type,
+     * its dropped datagrams. Equal for one proxy.
      */
-    public record Counted(TrafficCounter counter) implements Traffic {
+    public record Counted(ProxyRef proxy) implements Traffic {
         @Override
         public long bytesIn() {
-            return counter.snapshot().bytesRead();
+            return proxy.traffic().snapshot().bytesRead();
         }
 
         @Override
         public long bytesOut() {
-            return counter.snapshot().bytesWritten();
+            return proxy.traffic().snapshot().bytesWritten();
         }
 
         @Override
         public long connections() {
-            return counter.snapshot().open();
+            return proxy.traffic().snapshot().open();
+        }
+
+        @Override
+        public UdpDrops datagramDrops() {
+            return proxy.datagramDrops();
         }
     }
 
@@ -70,7 +82,16 @@ public final class ServerStats {
     /** A client as the API lists it; times in epoch seconds, 0 = never. */
     record ClientView(String key, String user, String runId, String version, String hostname, String ip,
                       long firstConnectedAt, long lastConnectedAt, long disconnectedAt, boolean online,
-                      long rttNanos, long windowStalls, long queueDelayNanos) {
+                      long rttNanos, long windowStalls, long queueDelayNanos, String clientId,
+                      Map<String, String> metas) {
+    }
+
+    /**
+     * What a proxy's client said about it besides its type: frp's {@code metadatas.*},
+     * {@code annotations.*} and {@code loadBalancer.group} ("" = none), shown by the API as sent.
+     */
+    public record ProxyLabels(Map<String, String> metadatas, Map<String, String> annotations, String group) {
+        public static final ProxyLabels NONE = new ProxyLabels(Map.of(), Map.of(), "");
     }
 
     /**
@@ -86,10 +107,20 @@ public final class ServerStats {
         long queueDelayNanos();
     }
 
-    /** A proxy as the API lists it. */
+    /**
+     * A proxy as the API lists it.
+     *
+     * @param droppedDatagrams for a proxy that ever carried datagrams, its drops so far indexed by
+     *                         {@link UdpDrops.Reason#ordinal()}; null otherwise
+     */
     record ProxyView(String name, String type, String user, String clientId, int remotePort, boolean online,
                      long todayIn, long todayOut, long totalIn, long totalOut, long connections,
-                     long lastStartMillis, long lastCloseMillis) {
+                     long lastStartMillis, long lastCloseMillis, ProxyLabels labels, long[] droppedDatagrams) {
+
+        /** Datagrams dropped for any reason; 0 for a proxy that carries none. */
+        long droppedDatagramsTotal() {
+            return droppedDatagrams == null ? 0 : java.util.Arrays.stream(droppedDatagrams).sum();
+        }
     }
 
     private static final class ClientEntry {
@@ -99,6 +130,8 @@ public final class ServerStats {
         String version;
         String hostname;
         String ip;
+        String clientId;
+        Map<String, String> metas = Map.of();
         long first;
         long last;
         long disconnected;
@@ -111,9 +144,12 @@ public final class ServerStats {
         String clientId;
         int remotePort;
         boolean online;
+        ProxyLabels labels = ProxyLabels.NONE;
         Traffic live;
         long foldedIn;
         long foldedOut;
+        /** Drops of earlier runs of the proxy, by reason; null until it carried datagrams. */
+        long[] foldedDrops;
         long lastStart;
         long lastClose;
         DailyTraffic dayIn;
@@ -126,11 +162,33 @@ public final class ServerStats {
         long totalOut() {
             return foldedOut + (live == null ? 0 : live.bytesOut());
         }
+
+        long[] drops() {
+            UdpDrops now = live == null ? null : live.datagramDrops();
+            if (now == null) {
+                return foldedDrops == null ? null : foldedDrops.clone();
+            }
+            long[] out = foldedDrops == null ? new long[UdpDrops.Reason.values().length] : foldedDrops.clone();
+            for (UdpDrops.Reason r : UdpDrops.Reason.values()) {
+                out[r.ordinal()] += now.count(r);
+            }
+            return out;
+        }
     }
 
     /** A client logged in (a new session of its run id). */
     public synchronized void clientOnline(String sessionId, String user, String runId, String version, String hostname,
                                           String ip, SessionFigures figures) {
+        clientOnline(sessionId, user, runId, version, hostname, ip, "", Map.of(), figures);
+    }
+
+    /**
+     * A client logged in, with frp's {@code clientID} ("" = none: its run id stands for it, as in
+     * frp) and {@code metadatas.*}.
+     */
+    public synchronized void clientOnline(String sessionId, String user, String runId, String version, String hostname,
+                                          String ip, String clientId, Map<String, String> metas,
+                                          SessionFigures figures) {
         long now = clock.millis() / 1000;
         ClientEntry c = clients.remove(runId);
         if (c == null) {
@@ -143,6 +201,8 @@ public final class ServerStats {
         c.version = version;
         c.hostname = hostname;
         c.ip = ip;
+        c.clientId = clientId.isEmpty() ? runId : clientId;
+        c.metas = Map.copyOf(metas);
         c.last = now;
         c.disconnected = 0;
         c.figures = figures;
@@ -168,6 +228,12 @@ public final class ServerStats {
      */
     public synchronized void proxyOpened(String name, String type, String user, String clientId, int remotePort,
                                          Traffic live) {
+        proxyOpened(name, type, user, clientId, remotePort, ProxyLabels.NONE, live);
+    }
+
+    /** Proxy {@code name} started, with what its client said about it ({@code labels}). */
+    public synchronized void proxyOpened(String name, String type, String user, String clientId, int remotePort,
+                                         ProxyLabels labels, Traffic live) {
         ProxyEntry p = proxies.remove(name);
         LocalDate today = today();
         if (p == null) {
@@ -181,6 +247,7 @@ public final class ServerStats {
         p.user = user;
         p.clientId = clientId;
         p.remotePort = remotePort;
+        p.labels = labels;
         p.live = live;
         p.online = true;
         p.lastStart = clock.millis();
@@ -231,7 +298,7 @@ public final class ServerStats {
             SessionFigures f = c.figures;
             out.add(new ClientView(c.runId, c.user, c.runId, c.version, c.hostname, c.ip, c.first, c.last,
                     c.disconnected, c.disconnected == 0, f == null ? 0 : f.rttNanos(),
-                    f == null ? 0 : f.windowStalls(), f == null ? 0 : f.queueDelayNanos()));
+                    f == null ? 0 : f.windowStalls(), f == null ? 0 : f.queueDelayNanos(), c.clientId, c.metas));
         }
         out.sort(Comparator.comparing(ClientView::user).thenComparing(ClientView::key));
         return out;
@@ -265,7 +332,7 @@ public final class ServerStats {
         sample(p, today);
         return new ProxyView(name, p.type, p.user, p.clientId, p.remotePort, p.online, p.dayIn.today(),
                 p.dayOut.today(), p.totalIn(), p.totalOut(), p.live == null ? 0 : p.live.connections(), p.lastStart,
-                p.lastClose);
+                p.lastClose, p.labels, p.drops());
     }
 
     private static void sample(ProxyEntry p, LocalDate today) {
@@ -277,6 +344,7 @@ public final class ServerStats {
         if (p.live != null) {
             p.foldedIn += p.live.bytesIn();
             p.foldedOut += p.live.bytesOut();
+            p.foldedDrops = p.drops();
             p.live = null;
         }
     }

@@ -138,14 +138,28 @@ class ServerConfigTest {
                 [auth]
                 method = "oidc"
                 oidc.issuer = "https://example.org"
-                [transport]
-                tcpKeepalive = 7200
+                [sshTunnelGateway]
+                bindPort = 2200
                 """)).containsExactly(
                 "s.toml:1: \"tcpmuxHTTPConnectPort\" is an frp setting that tunnel does not support yet",
                 "s.toml:3: \"webServer.assetsDir\" is an frp setting that tunnel does not support yet",
                 "s.toml:5: auth.method = \"oidc\" is not supported yet (supported: \"token\")",
                 "s.toml:6: \"auth.oidc.issuer\" is an frp setting that tunnel does not support yet",
-                "s.toml:8: \"transport.tcpKeepalive\" is an frp setting that tunnel does not support yet");
+                "s.toml:8: \"sshTunnelGateway.bindPort\" is an frp setting that tunnel does not support yet");
+    }
+
+    @Test
+    void tcpKeepaliveAndDetailedErrorsAreReadWithFrpsDefaults() throws Exception {
+        ServerConfig defaults = parse("");
+        assertThat(defaults.transport.tcpKeepalive).isEqualTo(7200);
+        assertThat(defaults.detailedErrorsToClient).isTrue();
+        ServerConfig set = parse("""
+                detailedErrorsToClient = false
+                [transport]
+                tcpKeepalive = -1
+                """);
+        assertThat(set.transport.tcpKeepalive).isEqualTo(-1);
+        assertThat(set.detailedErrorsToClient).isFalse();
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tunnel.protocol.udp.UdpDrops;
 import dev.tunnel.server.config.PortRange;
 import dev.tunnel.server.config.ServerConfig;
 import dev.tunnel.web.WebServer;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.slf4j.helpers.NOPLogger;
 
 /** The REST API over a real socket, as frp's dashboard scripts call it. */
 @Timeout(20)
@@ -157,6 +159,27 @@ class ServerApiTest {
     }
 
     @Test
+    void labelsShowUnderFrpsNamesAndTheGroupKeyNever() throws Exception {
+        stats.clientOnline("2", "ops", "run-b", "0.1.0", "pi", "192.0.2.8", "pi-1", java.util.Map.of("site", "home"),
+                new Figures(0, 0, 0));
+        stats.proxyOpened("ops.db", "tcp", "ops", "pi-1", 6003, new ServerStats.ProxyLabels(
+                java.util.Map.of("owner", "ops"), java.util.Map.of("prefix/key2", "value2"), "dbs"), new Fixed(0, 0, 0));
+        JsonNode client = json("/api/clients?clientId=pi-1").get(0);
+        assertThat(client.get("clientID").asText()).isEqualTo("pi-1");
+        assertThat(client.get("runID").asText()).isEqualTo("run-b");
+        assertThat(client.get("metas").get("site").asText()).isEqualTo("home");
+        assertThat(json("/api/clients?clientId=run-a").get(0).get("clientID").asText())
+                .as("without a clientID the run id stands for it, as in frp").isEqualTo("run-a");
+        assertThat(json("/api/clients?clientId=run-a").get(0).has("metas")).isFalse();
+        JsonNode conf = json("/api/proxy/tcp/ops.db").get("conf");
+        assertThat(conf.get("metadatas").get("owner").asText()).isEqualTo("ops");
+        assertThat(conf.get("annotations").get("prefix/key2").asText()).isEqualTo("value2");
+        assertThat(conf.get("loadBalancer").get("group").asText()).isEqualTo("dbs");
+        assertThat(conf.get("loadBalancer").has("groupKey")).isFalse();
+        assertThat(json("/api/proxy/tcp/ssh").get("conf").has("metadatas")).isFalse();
+    }
+
+    @Test
     void clientsListOnlineAndOffline() throws Exception {
         JsonNode c = json("/api/clients").get(0);
         assertThat(c.get("runID").asText()).isEqualTo("run-a");
@@ -192,6 +215,28 @@ class ServerApiTest {
     }
 
     @Test
+    void aUdpProxysDroppedDatagramsShowInMetricsAndTheApiAcrossARestart() throws Exception {
+        UdpDrops first = new UdpDrops(NOPLogger.NOP_LOGGER, "proxy [dns]");
+        stats.proxyOpened("dns", "udp", "", "run-a", 6003, new Datagrams(first));
+        first.drop(UdpDrops.Reason.NO_CREDIT, "198.51.100.1:5000");
+        first.drop(UdpDrops.Reason.NO_CREDIT, "198.51.100.1:5000");
+        first.drop(UdpDrops.Reason.OVERSIZE, "198.51.100.2:5000");
+        stats.proxyClosed("dns", new Datagrams(first));
+        UdpDrops second = new UdpDrops(NOPLogger.NOP_LOGGER, "proxy [dns]");
+        stats.proxyOpened("dns", "udp", "", "run-a", 6003, new Datagrams(second));
+        second.drop(UdpDrops.Reason.SOCKET_FULL, "198.51.100.1:5000");
+
+        assertThat(get("/metrics", true).body()).contains(
+                "tunnel_server_udp_dropped_datagrams_total{name=\"dns\",reason=\"no_credit\",type=\"udp\"} 2.0",
+                "tunnel_server_udp_dropped_datagrams_total{name=\"dns\",reason=\"oversize\",type=\"udp\"} 1.0",
+                "tunnel_server_udp_dropped_datagrams_total{name=\"dns\",reason=\"socket_full\",type=\"udp\"} 1.0",
+                "tunnel_server_udp_dropped_datagrams_total{name=\"dns\",reason=\"tunnel_full\",type=\"udp\"} 0.0")
+                .doesNotContain("tunnel_server_udp_dropped_datagrams_total{name=\"ssh\"");
+        assertThat(json("/api/proxy/udp/dns").get("droppedDatagrams").asLong()).isEqualTo(4);
+        assertThat(json("/api/proxy/tcp/ssh").has("droppedDatagrams")).isFalse();
+    }
+
+    @Test
     void dashboardIsServedFromTheJar() throws Exception {
         assertThat(get("/", true).statusCode()).isEqualTo(301);
         HttpResponse<String> page = get("/static/", true);
@@ -206,5 +251,22 @@ class ServerApiTest {
     }
 
     private record Fixed(long bytesIn, long bytesOut, long connections) implements ServerStats.Traffic {
+    }
+
+    private record Datagrams(UdpDrops datagramDrops) implements ServerStats.Traffic {
+        @Override
+        public long bytesIn() {
+            return 0;
+        }
+
+        @Override
+        public long bytesOut() {
+            return 0;
+        }
+
+        @Override
+        public long connections() {
+            return 0;
+        }
     }
 }

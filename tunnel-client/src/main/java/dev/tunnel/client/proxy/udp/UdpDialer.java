@@ -52,6 +52,8 @@ public final class UdpDialer implements LocalDialer, StreamDialer {
                 relay.connectFailed();
                 log.warn("proxy [{}] cannot open a UDP socket to local app {}: {} (association of {} closed)", name,
                         local, Failures.describe(f.cause()), source);
+            } else {
+                UdpSockets.checkBuffers(connecting.channel());
             }
         });
         localConns.add(connecting.channel());

@@ -10,26 +10,33 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
-import java.net.InetSocketAddress;
+import java.util.function.Consumer;
 
 /**
- * The public port of one tcp proxy. Every accepted connection goes to the session's
- * {@link SessionLink} before it is registered; the link registers it where its relay runs (mux:
- * the session loop, as a new stream whose OPEN and first bytes go out at once; pool: the loop of
- * the work connection it rides).
+ * The public port of one tcp proxy, or of a load-balancing group. Every accepted connection goes,
+ * before it is registered, to the {@code sink}: a proxy's session's {@link SessionLink}, which
+ * registers it where its relay runs (mux: the session loop, as a new stream whose OPEN and first
+ * bytes go out at once; pool: the loop of the work connection it rides), or a {@link TcpGroup},
+ * which picks a member first.
  *
- * <p>Threading: the listening socket lives on the session's event loop.
+ * <p>Threading: the listening socket lives on the opening session's event loop.
  */
 final class ProxyListener {
-    private final ProxyRef proxy;
     private final SessionLink link;
-    private Channel serverChannel;
+    private final Consumer<Channel> sink;
 
+    /** A listener whose connections all go to {@code proxy} on {@code link}. */
     ProxyListener(ProxyRef proxy, SessionLink link) {
-        this.proxy = proxy;
-        this.link = link;
+        this(link, child -> link.accept(child, proxy));
     }
 
+    /** A listener on {@code link}'s loop whose connections go to {@code sink}, not yet registered. */
+    ProxyListener(SessionLink link, Consumer<Channel> sink) {
+        this.link = link;
+        this.sink = sink;
+    }
+
+    /** Binds the listening socket; the future's channel is it ({@link dev.tunnel.server.proxy.PublicPortBinding} closes it). */
     ChannelFuture bind(String host, int port) {
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(link.eventLoop(), link.eventLoop())
@@ -38,25 +45,14 @@ final class ProxyListener {
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .handler(new Acceptor())
                 .childHandler(new ChannelInboundHandlerAdapter()); // never reached: Acceptor takes every child
-        ChannelFuture future = bootstrap.bind(host, port);
-        serverChannel = future.channel();
-        return future;
+        return bootstrap.bind(host, port);
     }
 
     /** On the listening socket's pipeline: hands each accepted socket to the link before the bootstrap sees it. */
     private final class Acceptor extends ChannelInboundHandlerAdapter {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            link.accept((Channel) msg, proxy);
+            sink.accept((Channel) msg);
         }
-    }
-
-    int port() {
-        return ((InetSocketAddress) serverChannel.localAddress()).getPort();
-    }
-
-    /** Closes the public port; returns the close future, or null if it was never bound. */
-    ChannelFuture close() {
-        return serverChannel == null ? null : serverChannel.close();
     }
 }

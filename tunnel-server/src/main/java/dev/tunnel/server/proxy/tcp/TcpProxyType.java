@@ -1,6 +1,5 @@
 package dev.tunnel.server.proxy.tcp;
 
-import dev.tunnel.protocol.ProtocolException;
 import dev.tunnel.server.proxy.ProxyRefusedException;
 import dev.tunnel.server.proxy.ProxyRequest;
 import dev.tunnel.server.proxy.ProxySession;
@@ -14,10 +13,15 @@ import io.netty.util.concurrent.Future;
  * {@code type = "tcp"}: a public port of its own per proxy ({@code remotePort}; 0 or absent =
  * the server picks one among {@code allowPorts}, or the OS does), every connection to it carried
  * to the client. Options: {@code remotePort}, {@code transport.proxyProtocolVersion} ("v1", "v2":
- * the local app reads a PROXY protocol header naming the visitor first).
+ * the local app reads a PROXY protocol header naming the visitor first), {@code loadBalancer.group}
+ * and {@code loadBalancer.groupKey} (proxies of one group share one public port: {@link TcpGroup}).
  */
 public final class TcpProxyType implements ServerProxyType {
     public static final String NAME = "tcp";
+    /** Longest group name accepted (the client checks the same). */
+    private static final int MAX_GROUP = 128;
+
+    private final TcpGroups groups = new TcpGroups();
 
     @Override
     public String name() {
@@ -28,12 +32,9 @@ public final class TcpProxyType implements ServerProxyType {
     public Future<RunningProxy> start(ProxyRequest request, ProxySession session) {
         int remotePort;
         try {
-            remotePort = request.options().integer("remotePort", 0);
-        } catch (ProtocolException e) {
-            return failed(session, e.getMessage());
-        }
-        if (remotePort < 0 || remotePort > 65535) {
-            return failed(session, "remotePort: " + remotePort + " (expected: 0-65535)");
+            remotePort = request.remotePort();
+        } catch (ProxyRefusedException e) {
+            return session.link().eventLoop().newFailedFuture(e);
         }
         HAProxyProtocolVersion proxyProtocol;
         try {
@@ -42,6 +43,14 @@ public final class TcpProxyType implements ServerProxyType {
             return failed(session, "transport." + e.getMessage());
         }
         request.proxy().proxyProtocol(proxyProtocol);
+        String group = request.options().string("loadBalancer.group", "");
+        if (group.length() > MAX_GROUP) {
+            return failed(session, "loadBalancer.group: longer than " + MAX_GROUP + " characters");
+        }
+        if (!group.isEmpty()) {
+            return groups.join(group, request.options().string("loadBalancer.groupKey", ""), remotePort, request,
+                    session);
+        }
         return new TcpProxy(request, session).start(remotePort);
     }
 

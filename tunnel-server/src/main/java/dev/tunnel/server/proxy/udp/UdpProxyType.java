@@ -1,6 +1,5 @@
 package dev.tunnel.server.proxy.udp;
 
-import dev.tunnel.protocol.ProtocolException;
 import dev.tunnel.server.proxy.ProxyRefusedException;
 import dev.tunnel.server.proxy.ProxyRequest;
 import dev.tunnel.server.proxy.ProxySession;
@@ -37,12 +36,9 @@ public final class UdpProxyType implements ServerProxyType {
         }
         int remotePort;
         try {
-            remotePort = request.options().integer("remotePort", 0);
-        } catch (ProtocolException e) {
-            return failed(session, e.getMessage());
-        }
-        if (remotePort < 0 || remotePort > 65535) {
-            return failed(session, "remotePort: " + remotePort + " (expected: 0-65535)");
+            remotePort = request.remotePort();
+        } catch (ProxyRefusedException e) {
+            return session.link().eventLoop().newFailedFuture(e);
         }
         return new UdpProxy(request, session, packetSize).start(remotePort);
     }

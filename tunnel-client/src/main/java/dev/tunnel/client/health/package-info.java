@@ -1,0 +1,2 @@
+/** Health checks of a proxy's local app ({@code [proxies.healthCheck]}). */
+package dev.tunnel.client.health;
