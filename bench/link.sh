@@ -4,7 +4,9 @@
 #   bench/link.sh                                   this tree's jars
 #   VARIANTS="main=/tmp/main-base/jars now=." bench/link.sh
 #       each value: a directory holding tunnel-server.jar and tunnel-client.jar, or "." for this
-#       tree's target/ jars; OPTS_<name>="-D..." adds JVM options to one build's tunnels
+#       tree's target/ jars; OPTS_<name>="-D..." adds JVM options to one build's tunnels;
+#       CONF_<name>="transport.x = y" adds a line to both of its configs (the same jars with the
+#       express lane off: VARIANTS="now=. onelane=." CONF_onelane="transport.tcpMuxExpressLane = false")
 #   env: ROUNDS=3, TESTS="link loop fat", SSH=1 (the ssh -R column), POOL=1 (pool-mode columns)
 #
 # link: client and server joined by LinkEmulator (80 ms RTT, 50 Mbit/s, 512 KiB queue per
@@ -55,17 +57,17 @@ emulator() { # emulator LISTEN TARGET RATE_MBIT : an emulated 80 ms link
 # starts a server (unless NO_SERVER) on SERVER_PORT and a client dialing CLIENT_DIAL_PORT with
 # proxies web -> WEB_PORT and iperf -> IPERF_PORT (either may be 0 to leave it out)
 tunnel() {
-  local name=$1 dir=$2 mux=$3 sport=$4 dial=$5 web=$6 ip=$7 opts_var=OPTS_${1%%-*}
-  local opts="${JAVA_OPTS:-} ${!opts_var:-}"
+  local name=$1 dir=$2 mux=$3 sport=$4 dial=$5 web=$6 ip=$7 opts_var=OPTS_${1%%-*} conf_var=CONF_${1%%-*}
+  local opts="${JAVA_OPTS:-} ${!opts_var:-}" conf="${!conf_var:-}"
   if [ "${8:-}" != noserver ]; then
-    printf 'bindAddr = "127.0.0.1"\nbindPort = %d\nauth.token = "bench"\ntransport.tcpMux = %s\nlog.level = "warn"\n' \
-        $sport $mux > "$WORK/$name-s.toml"
+    printf 'bindAddr = "127.0.0.1"\nbindPort = %d\nauth.token = "bench"\ntransport.tcpMux = %s\nlog.level = "warn"\n%s\n' \
+        $sport $mux "$conf" > "$WORK/$name-s.toml"
     java $opts -jar "$(jar "$dir" server)" -c "$WORK/$name-s.toml" > "$WORK/$name-server.log" 2>&1 & PIDS+=($!)
     wait_port $sport 60 || { echo "$name: server did not start" >&2; cat "$WORK/$name-server.log" >&2; exit 1; }
   fi
   {
     printf 'serverAddr = "127.0.0.1"\nserverPort = %d\nauth.token = "bench"\nlog.level = "warn"\n' $dial
-    printf 'transport.tcpMux = %s\ntransport.poolCount = 4\n' $mux
+    printf 'transport.tcpMux = %s\ntransport.poolCount = 4\n%s\n' $mux "$conf"
     [ "$web" != 0 ] && printf '[[proxies]]\nname = "web"\nlocalPort = %d\nremotePort = %d\n' $NGINX $web
     [ "$ip" != 0 ] && printf '[[proxies]]\nname = "iperf"\nlocalPort = %d\nremotePort = %d\n' $IPERF $ip
     true

@@ -270,11 +270,14 @@ public final class TunnelClient implements AutoCloseable {
         java.util.function.Function<io.netty.channel.socket.SocketChannel, io.netty.handler.ssl.SslHandler> tlsHandler =
                 ssl == null ? null : ch -> TlsContexts.newClientHandler(ssl, ch.alloc(), serverName, config.serverPort,
                         verifyHostname);
-        ClientWorkConn.Settings workConns = t.tcpMux ? null : new ClientWorkConn.Settings(
+        ClientWorkConn.Settings server = new ClientWorkConn.Settings(
                 InetSocketAddress.createUnresolved(config.serverAddr, config.serverPort), tlsHandler, credentials,
                 Math.max(1, t.dialServerTimeout) * 1000,
                 t.connectServerLocalIP.isEmpty() ? null : new InetSocketAddress(t.connectServerLocalIP, 0),
                 t.dialServerKeepalive);
+        ClientWorkConn.Settings workConns = t.tcpMux ? null : server;
+        LaneConnector lanes = t.tcpMux && t.tcpMuxExpressLane
+                ? new LaneConnector(server, t.heartbeatTimeout, t.sendBufferSize, t.receiveBufferSize) : null;
         Bootstrap bootstrap = new Bootstrap()
                 .group(group)
                 .channel(Transports.socketChannel())
@@ -286,7 +289,7 @@ public final class TunnelClient implements AutoCloseable {
                         MuxSettings.configured(t.tcpMuxInitialWindow, t.tcpMuxMaxWindow, t.tcpMuxSessionWindow),
                         pingInterval(t),
                         t.heartbeatTimeout, proxies, new Listener(), localConns, workConns, config.udpPacketSize,
-                        visitors));
+                        visitors, lanes));
         KeepAlive.apply(bootstrap, t.dialServerKeepalive);
         if (t.sendBufferSize > 0) {
             bootstrap.option(ChannelOption.SO_SNDBUF, t.sendBufferSize);

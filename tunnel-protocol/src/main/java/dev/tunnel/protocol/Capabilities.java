@@ -23,6 +23,12 @@ public final class Capabilities {
     public static final String OPTIONS = "options";
 
     /**
+     * A second connection per mux session, joined with {@code JOIN_LANE}: control frames and
+     * sparse streams on the first (the express lane), streams that turned bulk on the second,
+     * with {@link LaneFrame} markers keeping each stream in order. Used only when both list it.
+     */
+    public static final String EXPRESS_LANE = "mux.expressLane";
+    /**
      * {@code loadBalancer.group} and {@code loadBalancer.groupKey} in a tcp proxy's options: the
      * server shares one public port among the group's proxies (a server without it would ignore
      * the keys and open the port for one proxy alone).

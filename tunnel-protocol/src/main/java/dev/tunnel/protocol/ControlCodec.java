@@ -3,6 +3,7 @@ package dev.tunnel.protocol;
 import dev.tunnel.protocol.ControlMessage.Challenge;
 import dev.tunnel.protocol.ControlMessage.CloseProxy;
 import dev.tunnel.protocol.ControlMessage.Goodbye;
+import dev.tunnel.protocol.ControlMessage.JoinLane;
 import dev.tunnel.protocol.ControlMessage.Login;
 import dev.tunnel.protocol.ControlMessage.LoginResult;
 import dev.tunnel.protocol.ControlMessage.NewProxy;
@@ -39,6 +40,7 @@ public final class ControlCodec {
     static final int NEW_WORK_CONN = 10;
     static final int START_WORK_CONN = 11;
     static final int GOODBYE = 12;
+    static final int JOIN_LANE = 13;
 
     /** Longest string field accepted, in bytes. */
     public static final int MAX_STRING = 4096;
@@ -111,6 +113,12 @@ public final class ControlCodec {
             out.writeByte(START_WORK_CONN);
             out.writeInt(m.proxyId());
             writeString(out, m.source());
+        } else if (message instanceof JoinLane m) {
+            out.writeByte(JOIN_LANE);
+            writeString(out, m.sessionId());
+            out.writeLong(m.timestampMillis());
+            writeString(out, m.nonce());
+            writeString(out, m.proof());
         } else if (message instanceof Goodbye m) {
             out.writeByte(GOODBYE);
             writeString(out, m.reason());
@@ -142,6 +150,7 @@ public final class ControlCodec {
             case NEW_WORK_CONN -> new NewWorkConn(readString(in), readLong(in), readString(in), readString(in));
             case START_WORK_CONN -> new StartWorkConn(readInt(in), readString(in));
             case GOODBYE -> new Goodbye(readString(in));
+            case JOIN_LANE -> new JoinLane(readString(in), readLong(in), readString(in), readString(in));
             default -> throw new ProtocolException("unknown control message kind " + kind);
         };
         if (in.isReadable()) {

@@ -13,7 +13,7 @@ package dev.tunnel.protocol;
  * Control frames travel on stream 0; the others name a stream. See {@code docs/protocol.md}.
  */
 public sealed interface Frame
-        permits ControlFrame, OpenFrame, DataFrame, WindowUpdateFrame, ResetFrame {
+        permits ControlFrame, OpenFrame, DataFrame, WindowUpdateFrame, ResetFrame, LaneFrame {
 
     int HEADER_LENGTH = 10;
 
@@ -22,6 +22,8 @@ public sealed interface Frame
     byte TYPE_DATA = 0x11;
     byte TYPE_WINDOW_UPDATE = 0x12;
     byte TYPE_RESET = 0x13;
+    /** {@link LaneFrame}: only to a peer that listed {@link Capabilities#EXPRESS_LANE}. */
+    byte TYPE_LANE = 0x14;
 
     /** DATA flag: the sender will send nothing more on this stream (half-close). */
     byte FLAG_FIN = 0x01;

@@ -217,6 +217,12 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
                 }
                 max = 4;
             }
+            case Frame.TYPE_LANE -> {
+                if (length != 0) {
+                    throw new ProtocolException("lane frame has length " + length + " (expected 0)");
+                }
+                max = 0;
+            }
             default -> throw new ProtocolException("unknown frame type 0x" + Integer.toHexString(type & 0xff));
         }
         if (type != Frame.TYPE_CONTROL && streamId == 0) {
@@ -239,6 +245,7 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
                 yield new WindowUpdateFrame(streamId, increment);
             }
             case Frame.TYPE_RESET -> new ResetFrame(streamId, in.readInt());
+            case Frame.TYPE_LANE -> new LaneFrame(streamId);
             case Frame.TYPE_OPEN -> decodeOpen(streamId, in);
             default -> new ControlFrame(ControlCodec.decode(in));
         };

@@ -48,6 +48,8 @@ public final class FrameEncoder extends MessageToMessageEncoder<Frame> {
             } else if (frame instanceof ResetFrame r) {
                 type = Frame.TYPE_RESET;
                 buf.writeInt(r.code());
+            } else if (frame instanceof LaneFrame) {
+                type = Frame.TYPE_LANE;
             } else if (frame instanceof OpenFrame o) {
                 type = Frame.TYPE_OPEN;
                 buf.writeInt(o.proxyId());

@@ -1,5 +1,6 @@
 package dev.tunnel.protocol;
 
+import dev.tunnel.protocol.mux.BulkLane;
 import dev.tunnel.protocol.mux.Heartbeat;
 import dev.tunnel.protocol.mux.MuxSession;
 import io.netty.channel.ChannelPipeline;
@@ -34,6 +35,18 @@ import java.util.concurrent.TimeUnit;
  * </pre>
  * In pool mode ({@code transport.tcpMux = false}) the client adds {@code workConns}: it opens
  * work connections when the server asks ({@code REQ_WORK_CONN}).
+ *
+ * <h3>Bulk lane (mux mode with the express lane), after its join</h3>
+ * <pre>
+ *  server:  socket ─▶ [tls] ─▶ frameDecoder ─▶ frameEncoder ─▶ idle ─▶ bulkLane
+ *  client:  socket ─▶ [tls] ─▶ frameDecoder ─▶ frameEncoder ─▶ idle ─▶ bulkLane
+ * </pre>
+ * A session's second connection. It starts as any tunnel connection on the server; a
+ * {@code laneAcceptor} next to {@code control} sees {@code JOIN_LANE} with a valid proof and
+ * puts {@code bulkLane} (a {@link dev.tunnel.protocol.mux.BulkLane}) in place of itself and
+ * {@code control}. The client's lane starts with {@code preface} and {@code laneJoin}, which
+ * answers the challenge and removes itself. {@code bulkLane} hands frames to the session's
+ * {@link MuxSession}, which writes to the lane itself.
  *
  * <h3>Work connection (pool mode), idle in the pool</h3>
  * <pre>
@@ -96,6 +109,9 @@ public final class TunnelPipeline {
     public static final String WORK_CONN_ACCEPTOR = "workConnAcceptor";
     public static final String WORK_CONNS = "workConns";
     public static final String WORK_CONN = "workConn";
+    public static final String LANE_ACCEPTOR = "laneAcceptor";
+    public static final String LANE_JOIN = "laneJoin";
+    public static final String BULK_LANE = "bulkLane";
     public static final String HTTP_CODEC = "httpCodec";
     public static final String VHOST = "vhost";
     public static final String SNI = "sni";
@@ -126,7 +142,8 @@ public final class TunnelPipeline {
     public static void addServerHandshake(ChannelPipeline p) {
         p.addLast(PREFACE, new PrefaceDecoder());
         p.addLast(CONTROL_DECODER, new ControlFrameDecoder(
-                m -> m instanceof ControlMessage.Login || m instanceof ControlMessage.NewWorkConn));
+                m -> m instanceof ControlMessage.Login || m instanceof ControlMessage.NewWorkConn
+                        || m instanceof ControlMessage.JoinLane));
         p.addLast(FRAME_ENCODER, ENCODER);
     }
 
@@ -149,6 +166,31 @@ public final class TunnelPipeline {
      */
     public static void endHandshake(ChannelPipeline p) {
         p.remove(CONTROL_DECODER);
+    }
+
+    /**
+     * The client's bulk lane, after TLS: {@code preface}, {@code frameDecoder},
+     * {@code frameEncoder} and {@code idle}. The caller adds {@code laneJoin} and {@code bulkLane}.
+     */
+    public static void addClientLane(ChannelPipeline p, int heartbeatTimeout) {
+        p.addLast(PREFACE, new PrefaceDecoder());
+        p.addLast(FRAME_DECODER, new FrameDecoder());
+        p.addLast(FRAME_ENCODER, ENCODER);
+        p.addLast(IDLE, idle(heartbeatTimeout));
+    }
+
+    /**
+     * The server's connection joined a session as its bulk lane: {@code frameDecoder} after
+     * {@code controlDecoder}, {@code idle} and {@code bulkLane} in place of {@code laneAcceptor},
+     * no {@code control}; then {@code controlDecoder} goes, handing what the client sent behind
+     * its join to {@code frameDecoder}. Event loop only.
+     */
+    public static void joinServerLane(ChannelPipeline p, BulkLane lane, int heartbeatTimeout) {
+        p.addAfter(CONTROL_DECODER, FRAME_DECODER, new FrameDecoder());
+        p.remove(CONTROL);
+        p.addBefore(LANE_ACCEPTOR, IDLE, idle(heartbeatTimeout));
+        p.replace(LANE_ACCEPTOR, BULK_LANE, lane);
+        endHandshake(p);
     }
 
     /**

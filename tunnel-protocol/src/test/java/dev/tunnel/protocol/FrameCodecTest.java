@@ -73,6 +73,7 @@ class FrameCodecTest {
                         "v".repeat(ControlCodec.MAX_STRING))),
                 new ControlMessage.ReqWorkConn(5),
                 new ControlMessage.NewWorkConn("42", 1_700_000_000_123L, "nonce", "proof-" + UNICODE),
+                new ControlMessage.JoinLane("42", 1_700_000_000_123L, "nonce", "proof-" + UNICODE),
                 new ControlMessage.StartWorkConn(7, "203.0.113.9:51234"),
                 new ControlMessage.Goodbye("client shutting down " + UNICODE));
     }
@@ -152,14 +153,25 @@ class FrameCodecTest {
                 new WindowUpdateFrame(3, 1),
                 new WindowUpdateFrame(4, Integer.MAX_VALUE),
                 new ResetFrame(5, ResetCode.FLOW_CONTROL_ERROR),
-                new ResetFrame(-1, -1));
+                new ResetFrame(-1, -1),
+                new LaneFrame(7));
         assertThat(decoded).containsExactly(
                 new OpenFrame(1, 42, "203.0.113.9:51234 " + UNICODE),
                 new OpenFrame(2, 0, ""),
                 new WindowUpdateFrame(3, 1),
                 new WindowUpdateFrame(4, Integer.MAX_VALUE),
                 new ResetFrame(5, ResetCode.FLOW_CONTROL_ERROR),
-                new ResetFrame(-1, -1));
+                new ResetFrame(-1, -1),
+                new LaneFrame(7));
+    }
+
+    @Test
+    void aLaneFrameWithAPayloadIsRejectedFromTheHeaderAlone() {
+        EmbeddedChannel decoder = channel(new FrameDecoder());
+        ByteBuf header = header(Frame.TYPE_LANE, 0, 7, 1);
+        assertThatThrownBy(() -> decoder.writeInbound(header))
+                .isInstanceOf(ProtocolException.class)
+                .hasMessage("lane frame has length 1 (expected 0)");
     }
 
     /** Sizes around the encoder's 1024-byte copy threshold, an empty FIN, and a 64 KiB chunk. */

@@ -127,6 +127,11 @@ final class ClientSession implements ProxySession {
         return loginNonce;
     }
 
+    /** The session's multiplexer. */
+    MuxSession mux() {
+        return mux;
+    }
+
     /** The work connection pool in pool mode, or null in mux mode. */
     WorkConnPool pool() {
         return pool;

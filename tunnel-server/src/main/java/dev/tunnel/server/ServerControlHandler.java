@@ -56,6 +56,7 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
     private final int heartbeatTimeout;
     private final ServerNonce challenge;
     private final VisitorStreamAcceptor visitors;
+    private final boolean expressLane;
     private ClientSession session;
     private boolean prefaceSeen;
     private boolean refused;
@@ -67,13 +68,17 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
      */
     ServerControlHandler(ServerContext server, MuxSession mux, Heartbeat heartbeat, int heartbeatTimeout,
                          ServerNonce challenge) {
-        this(server, mux, heartbeat, heartbeatTimeout, challenge, null);
+        this(server, mux, heartbeat, heartbeatTimeout, challenge, null, false);
     }
 
-    /** @param visitors takes the visitor streams the client opens once it logged in; null refuses them */
+    /**
+     * @param visitors    takes the visitor streams the client opens once it logged in; null refuses them
+     * @param expressLane offer the express lane ({@code mux.expressLane}); a {@link LaneAcceptor} takes the joins
+     */
     ServerControlHandler(ServerContext server, MuxSession mux, Heartbeat heartbeat, int heartbeatTimeout,
-                         ServerNonce challenge, VisitorStreamAcceptor visitors) {
+                         ServerNonce challenge, VisitorStreamAcceptor visitors, boolean expressLane) {
         this.visitors = visitors;
+        this.expressLane = expressLane;
         this.server = server;
         this.mux = mux;
         this.heartbeat = heartbeat;
@@ -205,8 +210,14 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
             visitors.router(new VisitorRouter(session, SecretProxyType.tableOf(server.types()), server.visitorThrottle(),
                     address));
         }
+        List<String> capabilities = server.types().capabilities();
+        if (expressLane) {
+            mux.allowLanes();
+            capabilities = new java.util.ArrayList<>(capabilities);
+            capabilities.add(Capabilities.EXPRESS_LANE);
+        }
         ctx.writeAndFlush(new ControlFrame(new LoginResult(LoginResult.OK, "", server.version(), id,
-                mux.settings().initialWindow(), verdict.serverProof(), server.types().capabilities(), Options.EMPTY)));
+                mux.settings().initialWindow(), verdict.serverProof(), capabilities, Options.EMPTY)));
         session.start();
         server.stats().clientOnline(id, login.user(), login.runId(), printable(login.clientVersion()),
                 printable(login.hostname()), address == null ? "" : address.getHostAddress(),

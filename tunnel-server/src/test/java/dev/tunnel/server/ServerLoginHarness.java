@@ -58,6 +58,27 @@ final class ServerLoginHarness {
         return ch;
     }
 
+    /**
+     * A new connection on a server that offers the express lane: a {@link LaneAcceptor} shares
+     * the connection's challenge with the control handler, as {@code ServerChannelInitializer} sets it up.
+     */
+    EmbeddedChannel laneConnection() {
+        EmbeddedChannel ch = new EmbeddedChannel(new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel c) {
+                MuxSession mux = new MuxSession(true, new MuxSettings(262_144, 16_777_216), null);
+                Heartbeat heartbeat = new Heartbeat(mux, 30, 90);
+                ServerNonce nonce = new ServerNonce();
+                TunnelPipeline.addServerHandshake(c.pipeline());
+                c.pipeline().addLast(TunnelPipeline.LANE_ACCEPTOR, new LaneAcceptor(context, nonce, 90));
+                c.pipeline().addLast(TunnelPipeline.CONTROL,
+                        new ServerControlHandler(context, mux, heartbeat, 90, nonce, null, true));
+            }
+        });
+        ch.freezeTime();
+        return ch;
+    }
+
     /** Writes bytes in; exceptions the pipeline lets through are the test's failure. */
     static void send(EmbeddedChannel ch, byte[] bytes) {
         if (ch.isOpen()) {

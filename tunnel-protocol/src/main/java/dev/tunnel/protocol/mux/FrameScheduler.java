@@ -2,6 +2,7 @@ package dev.tunnel.protocol.mux;
 
 import io.netty.channel.Channel;
 import java.util.ArrayDeque;
+import java.util.function.Consumer;
 
 /**
  * Decides which stream's DATA goes on the tunnel connection next: deficit round robin across
@@ -24,6 +25,11 @@ import java.util.ArrayDeque;
  * its deficit and sends frames while the deficit is positive. A stream alone on the connection
  * sends frames of up to {@link MuxStream#MAX_CHUNK}, so a single transfer is not chopped up.
  *
+ * <h3>Lanes</h3>
+ * A session with an express lane has one scheduler per lane, each on its own connection. A
+ * stream that moves to the other lane while it is served here ({@link MuxStream#sendLane} no
+ * longer this scheduler's) leaves at once and is handed over.
+ *
  * <h3>Queueing delay</h3>
  * {@link #queueDelayNanos()} is a moving average of how long a stream waited from becoming
  * ready to its first frame leaving; {@link #maxQueueDelayNanos()} the largest since last asked.
@@ -39,6 +45,8 @@ final class FrameScheduler {
     private static final int MIN_FRAME = 4096;
 
     private final Channel channel;
+    private final int lane;
+    private final Consumer<MuxStream> handOver;
     private final ArrayDeque<MuxStream> newFlows = new ArrayDeque<>();
     private final ArrayDeque<MuxStream> oldFlows = new ArrayDeque<>();
     private boolean running;
@@ -46,7 +54,19 @@ final class FrameScheduler {
     private long maxQueueDelayNanos;
 
     FrameScheduler(Channel channel) {
+        this(channel, LaneOrder.EXPRESS, stream -> {
+            throw new IllegalStateException(stream + " moved to another lane without one");
+        });
+    }
+
+    /**
+     * @param lane     the lane {@code channel} is ({@link LaneOrder#EXPRESS} or {@link LaneOrder#BULK})
+     * @param handOver takes a stream that moved to the other lane while it was served here
+     */
+    FrameScheduler(Channel channel, int lane, Consumer<MuxStream> handOver) {
         this.channel = channel;
+        this.lane = lane;
+        this.handOver = handOver;
     }
 
     /** {@code stream} has bytes (or a FIN) to send: queue it and serve what the connection takes. */
@@ -98,6 +118,15 @@ final class FrameScheduler {
                 int sent = stream.sendData(limit, nowNanos);
                 // alone, a stream may overdraw; it still leaves the new-flow list once it used its quantum
                 stream.deficit = alone ? Math.max(0, stream.deficit - sent) : stream.deficit - sent;
+                if (stream.sendLane != lane && stream.scheduled) {
+                    if (list.peek() == stream) {
+                        list.poll();
+                    } else {
+                        list.remove(stream);
+                    }
+                    stream.scheduled = false;
+                    handOver.accept(stream);
+                }
             }
         } finally {
             running = false;
@@ -106,9 +135,7 @@ final class FrameScheduler {
 
     /** Drops a stream that was reset or whose session ended. */
     void remove(MuxStream stream) {
-        if (stream.scheduled) {
-            newFlows.remove(stream);
-            oldFlows.remove(stream);
+        if (stream.scheduled && (newFlows.remove(stream) | oldFlows.remove(stream))) {
             stream.scheduled = false;
         }
     }

@@ -5,6 +5,7 @@ import dev.tunnel.protocol.ControlMessage.Ping;
 import dev.tunnel.protocol.ControlMessage.Pong;
 import dev.tunnel.protocol.DataFrame;
 import dev.tunnel.protocol.Frame;
+import dev.tunnel.protocol.LaneFrame;
 import dev.tunnel.protocol.OpenFrame;
 import dev.tunnel.protocol.ProtocolException;
 import dev.tunnel.protocol.ResetCode;
@@ -31,7 +32,10 @@ import org.slf4j.LoggerFactory;
  *
  * <h3>Threading</h3>
  * Runs on the connection's event loop. Sockets relayed through its streams are registered on
- * the same loop ({@link #eventLoop()}), so a stream and its socket never cross threads.
+ * the same loop ({@link #eventLoop()}), so a stream and its socket never cross threads. A bulk
+ * lane may run on another loop (on the server it stays where it was accepted): its
+ * {@link BulkLane} hands what it reads to this loop, and this loop writes to it through the
+ * channel, which Netty queues to the lane's loop in order.
  *
  * <h3>Flushes</h3>
  * Frames are written without flushing; one flush per event-loop turn is scheduled
@@ -42,6 +46,17 @@ import org.slf4j.LoggerFactory;
  * Control, OPEN, RESET and WINDOW_UPDATE frames are written at once; DATA waits in its stream
  * and leaves in the order of the {@link FrameScheduler} while the connection is under its (small)
  * high watermark, so a sparse stream's bytes do not queue behind a download's.
+ *
+ * <h3>Lanes</h3>
+ * With the express lane ({@link #attachBulkLane}) the session has a second connection, the
+ * bulk lane, and one {@link FrameScheduler} per lane. Control, OPEN, WINDOW_UPDATE, RESET and
+ * PING frames go on the express lane; a stream's DATA starts there and moves to the bulk lane
+ * once the stream {@linkplain MuxStream#turnedBulk turned bulk}, back after
+ * {@link #EXPRESS_AGAIN_NANOS} without DATA, with a {@link LaneFrame} marker on the lane it
+ * leaves; the receiver restores the order ({@link LaneOrder}) and resets a stream whose frames
+ * waited {@link #DEFAULT_LANE_MARKER_TIMEOUT_MILLIS} for a marker. So a download's standing queue in the
+ * network (one per TCP connection in fq_codel-like routers) is not in front of other streams'
+ * bytes. Both lanes carry pings; losing either ends the session.
  *
  * <h3>Budgets and memory pressure</h3>
  * The session's streams' receive windows sum to at most {@link MuxSettings#sessionWindow()} (plus
@@ -57,6 +72,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class MuxSession extends ChannelDuplexHandler {
     private static final Logger log = LoggerFactory.getLogger(MuxSession.class);
+    /** A stream with this much sent within the sparse epoch and waiting moves to the bulk lane. */
+    static final int BULK_BYTES = 4 * FrameScheduler.QUANTUM;
+    /** A stream on the bulk lane that sent nothing for this long starts again on the express lane. */
+    static final long EXPRESS_AGAIN_NANOS = 1_000_000_000L;
+    /** How long frames may wait for a lane marker before their stream is reset. */
+    static final long DEFAULT_LANE_MARKER_TIMEOUT_MILLIS = 30_000;
 
     private final boolean server;
     private final MuxSettings settings;
@@ -68,13 +89,19 @@ public final class MuxSession extends ChannelDuplexHandler {
 
     private ChannelHandlerContext ctx;
     private FrameScheduler scheduler;
+    private LaneWriter express;
+    /** The bulk lane once attached, else null. */
+    private BulkLaneState bulk;
+    /** Lane markers are accepted: this side offered the express lane, or opened it. */
+    private boolean lanes;
+    long laneMarkerTimeoutMillis = DEFAULT_LANE_MARKER_TIMEOUT_MILLIS;
+    long expressAgainNanos = EXPRESS_AGAIN_NANOS;
+    private volatile long laneMoves;
+    private final java.util.concurrent.atomic.AtomicBoolean laneClaimed = new java.util.concurrent.atomic.AtomicBoolean();
     private int peerInitialWindow = -1;
     private int nextStreamId;
     private int lastPeerStreamId;
     private boolean flushScheduled;
-    /** A frame is being written; frames written meanwhile wait in {@link #reentrant}. */
-    private boolean writing;
-    private final ArrayDeque<Frame> reentrant = new ArrayDeque<>();
     private volatile long rttNanos;
     private volatile long minRttNanos;
     private final MemoryLimit memory = MemoryLimit.process();
@@ -108,7 +135,54 @@ public final class MuxSession extends ChannelDuplexHandler {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
-        this.scheduler = new FrameScheduler(ctx.channel());
+        this.express = new LaneWriter(ctx.channel(), ctx);
+        this.scheduler = new FrameScheduler(ctx.channel(), LaneOrder.EXPRESS, this::dataReady);
+    }
+
+    /**
+     * Accepts lane markers from the peer: this side offered the express lane (server) or is
+     * about to open it (client). Event loop only.
+     */
+    public void allowLanes() {
+        lanes = true;
+    }
+
+    /**
+     * Makes {@code lane}, a connection of this session joined after login whose pipeline ends in
+     * a {@link BulkLane}, the session's bulk lane. A second lane, or one attached to a session
+     * that is gone, is closed. Any thread.
+     */
+    public void attachBulkLane(Channel lane) {
+        if (!ctx.executor().inEventLoop()) {
+            ctx.executor().execute(() -> attachBulkLane(lane));
+            return;
+        }
+        if (bulk != null || !ctx.channel().isActive()) {
+            log.warn("{} bulk lane {} refused: {}", ctx.channel(), lane,
+                    bulk != null ? "the session has one already" : "the session is closed");
+            lane.close();
+            return;
+        }
+        lanes = true;
+        bulk = new BulkLaneState(lane);
+        TunnelSocket.keepQueuesShort(lane);
+        lane.closeFuture().addListener(f -> ctx.executor().execute(() -> bulkLaneClosed(lane)));
+        log.debug("{} bulk lane {} attached", ctx.channel(), lane);
+    }
+
+    /** Whether the session has its bulk lane (event loop). */
+    public boolean hasBulkLane() {
+        return bulk != null;
+    }
+
+    /** True once: the caller may attach the session's bulk lane (any thread). */
+    public boolean claimBulkLane() {
+        return laneClaimed.compareAndSet(false, true);
+    }
+
+    /** Times a stream moved between lanes (any thread). */
+    public long laneMoves() {
+        return laneMoves;
     }
 
     /** Starts carrying streams once login told us the peer's initial window. */
@@ -154,6 +228,7 @@ public final class MuxSession extends ChannelDuplexHandler {
         int id = nextStreamId;
         nextStreamId += 2;
         MuxStream stream = newStream(id);
+        stream.peerKnows = false;
         writeFrame(new OpenFrame(id, proxyId, source));
         grantStartWindow(stream);
         return stream;
@@ -162,6 +237,9 @@ public final class MuxSession extends ChannelDuplexHandler {
     /** Sends a ping; the pong updates {@link #rttNanos()}. */
     public void ping() {
         writeFrame(new ControlFrame(new Ping(System.nanoTime())));
+        if (bulk != null) {
+            bulk.writer.write(new ControlFrame(new Ping(System.nanoTime())));
+        }
     }
 
     /** Smoothed round-trip time of the last pings (any thread), or 0 before the first pong. */
@@ -249,14 +327,24 @@ public final class MuxSession extends ChannelDuplexHandler {
             ReferenceCountUtil.release(msg);
             throw new ProtocolException("stream frame before login completed");
         }
-        if (frame instanceof DataFrame data) {
+        onStreamFrame(LaneOrder.EXPRESS, frame);
+    }
+
+    /** A frame of a stream arrived on {@code lane}. */
+    private void onStreamFrame(int lane, Frame frame) {
+        if (frame instanceof DataFrame || frame instanceof LaneFrame) {
+            if (frame instanceof LaneFrame && !lanes) {
+                throw new ProtocolException("lane marker on stream " + frame.streamId()
+                        + " from a peer that has no express lane here");
+            }
             carriedData = true;
-            MuxStream stream = streams.get(data.streamId());
+            MuxStream stream = streams.get(frame.streamId());
             if (stream == null) {
-                data.release();
-                log.trace("{} DATA for closed stream {} dropped", ctx.channel(), data.streamId());
+                ReferenceCountUtil.release(frame);
+                log.trace("{} {} for closed stream {} dropped", ctx.channel(), frame.getClass().getSimpleName(),
+                        frame.streamId());
             } else {
-                stream.onData(data);
+                stream.onLaneFrame(lane, frame, System.nanoTime());
             }
         } else if (frame instanceof WindowUpdateFrame update) {
             MuxStream stream = streams.get(update.streamId());
@@ -269,7 +357,100 @@ public final class MuxSession extends ChannelDuplexHandler {
                 stream.onRemoteReset(reset.code());
             }
         } else if (frame instanceof OpenFrame open) {
+            if (lane != LaneOrder.EXPRESS) {
+                throw new ProtocolException("OPEN of stream " + open.streamId() + " on the bulk lane");
+            }
             onOpen(open);
+        }
+    }
+
+    // ---- the bulk lane, called by BulkLane (any thread) ----
+
+    /** Runs {@code task} on this session's loop: at once when already there. */
+    void onLoop(Runnable task) {
+        if (ctx.executor().inEventLoop()) {
+            task.run();
+        } else {
+            ctx.executor().execute(task);
+        }
+    }
+
+    /** A message arrived on the bulk lane {@code lane}; session loop. */
+    void bulkRead(Channel lane, Object msg) {
+        if (bulk == null || bulk.channel != lane || !ctx.channel().isActive()) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        try {
+            if (msg instanceof ControlFrame control) {
+                if (control.message() instanceof Ping ping) {
+                    bulk.writer.write(new ControlFrame(new Pong(ping.payload())));
+                } else if (!(control.message() instanceof Pong)) {
+                    throw new ProtocolException("unexpected " + control.message().getClass().getSimpleName()
+                            + " on the bulk lane");
+                }
+            } else if (msg instanceof Frame frame) {
+                onStreamFrame(LaneOrder.BULK, frame);
+            } else {
+                ReferenceCountUtil.release(msg);
+                throw new ProtocolException("unexpected " + msg.getClass().getSimpleName() + " on the bulk lane");
+            }
+        } catch (ProtocolException e) {
+            close("protocol error on the bulk lane: " + e.getMessage(), false);
+        }
+    }
+
+    /** The bulk lane's read batch is done; session loop. */
+    void bulkReadComplete() {
+        flushSockets();
+    }
+
+    /** Why the bulk lane is closing, for the session's one log line; session loop. */
+    void bulkLaneFailed(Channel lane, String reason) {
+        if (bulk != null && bulk.channel == lane && bulk.failure == null) {
+            bulk.failure = reason;
+        }
+    }
+
+    private void bulkLaneClosed(Channel lane) {
+        if (bulk != null && bulk.channel == lane && ctx.channel().isActive()) {
+            close("bulk lane " + (bulk.failure != null ? bulk.failure : "closed by the peer"), false);
+        }
+    }
+
+    /**
+     * {@code stream} started holding frames for a lane marker: reset it if they are still held
+     * after {@link #laneMarkerTimeoutMillis}.
+     */
+    void watchHeld(MuxStream stream) {
+        long since = stream.order.heldSinceNanos();
+        ctx.executor().schedule(() -> {
+            if (!stream.isClosed() && stream.order.holding() && stream.order.heldSinceNanos() == since) {
+                int waitingOn = stream.order.lane();
+                stream.markerMissing(stream.order.heldBytes() + " bytes waited " + laneMarkerTimeoutMillis
+                        + " ms on the " + LaneOrder.name(waitingOn ^ 1) + " lane for the peer's lane marker on the "
+                        + LaneOrder.name(waitingOn) + " lane");
+            }
+        }, laneMarkerTimeoutMillis, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Moves a stream to the bulk lane when it turned bulk on the express lane, right after a DATA
+     * frame there.
+     */
+    void afterData(MuxStream stream, long nowNanos) {
+        if (bulk != null && stream.sendLane == LaneOrder.EXPRESS && stream.peerKnows && stream.turnedBulk(nowNanos)) {
+            moveLane(stream);
+        }
+    }
+
+    /** The marker goes on the lane the stream leaves, behind its last DATA there. */
+    private void moveLane(MuxStream stream) {
+        writeFrame(stream.sendLane, new LaneFrame(stream.id()));
+        stream.sendLane ^= 1;
+        laneMoves++; // single writer: the event loop
+        if (log.isTraceEnabled()) {
+            log.trace("{} {} moved to the {} lane", ctx.channel(), stream, LaneOrder.name(stream.sendLane));
         }
     }
 
@@ -378,6 +559,10 @@ public final class MuxSession extends ChannelDuplexHandler {
         streams.clear();
         awaitingWritable.clear();
         scheduler.clear();
+        if (bulk != null) {
+            bulk.scheduler.clear();
+            bulk.channel.close();
+        }
         if (pressureCheck != null) {
             pressureCheck.cancel(false);
         }
@@ -429,39 +614,105 @@ public final class MuxSession extends ChannelDuplexHandler {
 
     // ---- used by MuxStream ----
 
-    /**
-     * Writes {@code frame} behind every frame written before it. A large DATA frame leaves the
-     * encoder as two buffers (header, then payload) in two writes, and a write can run other code
-     * before it returns (a writability change fires handlers; an {@code EmbeddedChannel} runs due
-     * timers such as {@link #probeRtt}): a frame written from there waits in {@link #reentrant}
-     * until the outer write is done, so it never lands between a header and its payload.
-     */
+    /** Writes {@code frame} on the express lane (see {@link LaneWriter#write}). */
     void writeFrame(Frame frame) {
-        if (!ctx.channel().isActive()) {
-            ReferenceCountUtil.release(frame);
-            return;
+        express.write(frame);
+    }
+
+    /** Writes {@code frame} on {@code lane}: the express lane unless it is the bulk lane and there is one. */
+    void writeFrame(int lane, Frame frame) {
+        (lane == LaneOrder.BULK && bulk != null ? bulk.writer : express).write(frame);
+    }
+
+    /**
+     * Writes frames on one lane's connection, without flushing: the session flushes every lane it
+     * wrote to once per event-loop turn.
+     */
+    private final class LaneWriter {
+        private final Channel channel;
+        /** The session's own context on the express lane; null on the bulk lane (written from its tail). */
+        private final ChannelHandlerContext own;
+        /** A frame is being written; frames written meanwhile wait in {@link #reentrant}. */
+        private boolean writing;
+        private final ArrayDeque<Frame> reentrant = new ArrayDeque<>();
+        private boolean dirty;
+
+        LaneWriter(Channel channel, ChannelHandlerContext own) {
+            this.channel = channel;
+            this.own = own;
         }
-        if (writing) {
-            reentrant.add(frame);
-            return;
+
+        /**
+         * Writes {@code frame} behind every frame written before it on this lane. A large DATA
+         * frame leaves the encoder as two buffers (header, then payload) in two writes, and a
+         * write can run other code before it returns (a writability change fires handlers; an
+         * {@code EmbeddedChannel} runs due timers such as {@link #probeRtt}): a frame written from
+         * there waits in {@link #reentrant} until the outer write is done, so it never lands
+         * between a header and its payload. A bulk lane on another event loop takes the write as
+         * a task, in order.
+         */
+        void write(Frame frame) {
+            if (!channel.isActive()) {
+                ReferenceCountUtil.release(frame);
+                return;
+            }
+            if (writing) {
+                reentrant.add(frame);
+                return;
+            }
+            writing = true;
+            try {
+                out(frame);
+                Frame next;
+                while ((next = reentrant.poll()) != null) {
+                    if (channel.isActive()) {
+                        out(next);
+                    } else {
+                        ReferenceCountUtil.release(next);
+                    }
+                }
+            } finally {
+                writing = false;
+            }
+            dirty = true;
+            if (!flushScheduled) {
+                flushScheduled = true;
+                ctx.executor().execute(flushTask);
+            }
         }
-        writing = true;
-        try {
-            ctx.write(frame, ctx.voidPromise());
-            Frame next;
-            while ((next = reentrant.poll()) != null) {
-                if (ctx.channel().isActive()) {
-                    ctx.write(next, ctx.voidPromise());
+
+        private void out(Frame frame) {
+            if (own != null) {
+                own.write(frame, own.voidPromise());
+            } else {
+                channel.write(frame, channel.voidPromise());
+            }
+        }
+
+        void flush() {
+            if (dirty) {
+                dirty = false;
+                if (own != null) {
+                    own.flush();
                 } else {
-                    ReferenceCountUtil.release(next);
+                    channel.flush();
                 }
             }
-        } finally {
-            writing = false;
         }
-        if (!flushScheduled) {
-            flushScheduled = true;
-            ctx.executor().execute(flushTask);
+    }
+
+    /** The bulk lane: its connection, writer and scheduler. */
+    private final class BulkLaneState {
+        final Channel channel;
+        final LaneWriter writer;
+        final FrameScheduler scheduler;
+        /** Why the lane is closing, once known. */
+        String failure;
+
+        BulkLaneState(Channel channel) {
+            this.channel = channel;
+            this.writer = new LaneWriter(channel, null);
+            this.scheduler = new FrameScheduler(channel, LaneOrder.BULK, MuxSession.this::dataReady);
         }
     }
 
@@ -518,13 +769,19 @@ public final class MuxSession extends ChannelDuplexHandler {
     void remove(MuxStream stream) {
         streams.remove(stream.id());
         scheduler.remove(stream);
+        if (bulk != null) {
+            bulk.scheduler.remove(stream);
+        }
         releaseWindow(stream);
     }
 
     /** Runs the scheduler, then tells streams that waited for the connection that they may read again. */
-    private void wakeWaiting() {
+    void wakeWaiting() {
         if (ctx.channel().isWritable()) {
             scheduler.run(System.nanoTime());
+        }
+        if (bulk != null && bulk.channel.isWritable()) {
+            bulk.scheduler.run(System.nanoTime());
         }
         MuxStream stream;
         while (!paused && (stream = awaitingWritable.poll()) != null) {
@@ -539,7 +796,13 @@ public final class MuxSession extends ChannelDuplexHandler {
             return;
         }
         carriedData = true;
-        scheduler.ready(stream, System.nanoTime());
+        long now = System.nanoTime();
+        if (bulk != null && !stream.scheduled && (stream.sendLane == LaneOrder.EXPRESS
+                ? stream.peerKnows && stream.turnedBulk(now)
+                : stream.idleNanos(now) > expressAgainNanos && !stream.turnedBulk(now))) {
+            moveLane(stream);
+        }
+        (stream.sendLane == LaneOrder.BULK && bulk != null ? bulk.scheduler : scheduler).ready(stream, now);
     }
 
     void logStreamError(MuxStream stream, String reason) {
@@ -550,7 +813,11 @@ public final class MuxSession extends ChannelDuplexHandler {
         flushScheduled = false;
         queueDelayNanos = scheduler.queueDelayNanos();
         maxQueueDelayNanos = Math.max(maxQueueDelayNanos, scheduler.takeMaxQueueDelayNanos());
-        ctx.flush();
+        express.dirty = true; // flushes what the handlers around the session wrote too
+        express.flush();
+        if (bulk != null) {
+            bulk.writer.flush();
+        }
     }
 
     private void flushSockets() {

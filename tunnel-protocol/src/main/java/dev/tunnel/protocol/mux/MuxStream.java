@@ -58,6 +58,18 @@ public final class MuxStream {
     boolean awaitingSession;
     boolean windowReleased;
 
+    /** Lane this stream's DATA goes on now (express unless the session has a bulk lane). */
+    int sendLane = LaneOrder.EXPRESS;
+    /**
+     * The peer has seen this stream's OPEN: it opened the stream, or a frame of the stream came
+     * from it. Until then the stream stays on the express lane, behind its OPEN, since DATA on the
+     * bulk lane could otherwise reach the peer before the stream exists there.
+     */
+    boolean peerKnows = true;
+    private long lastSentNanos;
+    /** Order of the DATA arriving on the session's lanes. */
+    final LaneOrder order = new LaneOrder();
+
     // scheduling state, owned by FrameScheduler
     boolean scheduled;
     int deficit;
@@ -74,6 +86,7 @@ public final class MuxStream {
         this.id = id;
         this.sendWindow = sendWindow;
         this.receiveWindow = new ReceiveWindow(settings.initialWindow(), settings.maxWindow(), System.nanoTime());
+        this.lastSentNanos = System.nanoTime();
     }
 
     /** Credit this stream may still send before the peer's next WINDOW_UPDATE. */
@@ -183,7 +196,8 @@ public final class MuxStream {
         if (closed || finReceived) {
             return;
         }
-        int credit = receiveWindow.onConsumed(bytes, System.nanoTime(), session.minRttNanos(), session.budget());
+        int credit = receiveWindow.onConsumed(bytes, System.nanoTime(), session.minRttNanos(), session.budget(),
+                order.lane() == LaneOrder.BULK ? ReceiveWindow.BULK_GAIN : ReceiveWindow.GAIN);
         if (credit > 0) {
             session.writeFrame(new WindowUpdateFrame(id, credit));
         }
@@ -243,6 +257,7 @@ public final class MuxStream {
     }
 
     void onWindowUpdate(int increment) {
+        peerKnows = true;
         long window = (long) sendWindow + increment;
         if (window > Integer.MAX_VALUE) {
             abort(ResetCode.FLOW_CONTROL_ERROR, "window update overflows the send window");
@@ -311,7 +326,7 @@ public final class MuxStream {
      */
     int sendData(int limit, long nowNanos) {
         if (waiting.isEmpty()) {
-            session.writeFrame(new DataFrame(id, Unpooled.EMPTY_BUFFER, true));
+            session.writeFrame(sendLane, new DataFrame(id, Unpooled.EMPTY_BUFFER, true));
             finSent = true;
             return 0;
         }
@@ -322,13 +337,17 @@ public final class MuxStream {
         waitingBytes -= bytes;
         noteStall();
         boolean fin = finQueued && waiting.isEmpty();
-        session.writeFrame(new DataFrame(id, chunk, fin));
+        session.writeFrame(sendLane, new DataFrame(id, chunk, fin));
         finSent |= fin;
         if (nowNanos - sentEpochNanos > FrameScheduler.SPARSE_EPOCH_NANOS) {
             sentEpochNanos = nowNanos;
             sentInEpoch = 0;
         }
         sentInEpoch += bytes;
+        lastSentNanos = nowNanos;
+        if (!fin) {
+            session.afterData(this, nowNanos);
+        }
         return bytes;
     }
 
@@ -340,6 +359,48 @@ public final class MuxStream {
         if (!stalled && sendWindow <= 0 && !waiting.isEmpty()) {
             stalled = true;
             session.windowStalled();
+        }
+    }
+
+    /**
+     * Whether this stream's sending looks like a transfer rather than an exchange: more than
+     * {@link MuxSession#BULK_BYTES} sent in the current epoch and waiting, together.
+     */
+    boolean turnedBulk(long nowNanos) {
+        return (long) sentRecently(nowNanos) + waitingBytes >= MuxSession.BULK_BYTES;
+    }
+
+    /** Nanoseconds since this stream last sent DATA. */
+    long idleNanos(long nowNanos) {
+        return nowNanos - lastSentNanos;
+    }
+
+    /** A DATA or lane frame of this stream arrived on {@code lane}. */
+    void onLaneFrame(int lane, dev.tunnel.protocol.Frame frame, long nowNanos) {
+        peerKnows = true;
+        boolean wasHolding = order.holding();
+        // within its credit a sender has at most the window in flight; the rest is room for frame overhead
+        String error = order.offer(lane, frame, 2L * receiveWindow.window() + 16 * 1024,
+                nowNanos, this::onOrderedData);
+        if (error != null) {
+            abort(ResetCode.FLOW_CONTROL_ERROR, error);
+        } else if (!wasHolding && order.holding()) {
+            session.watchHeld(this);
+        }
+    }
+
+    private void onOrderedData(DataFrame frame) {
+        if (closed) {
+            frame.release();
+        } else {
+            onData(frame);
+        }
+    }
+
+    /** Frames waited too long for a lane marker: the peer or a lane is broken. */
+    void markerMissing(String reason) {
+        if (!closed) {
+            abort(ResetCode.PROTOCOL_ERROR, reason);
         }
     }
 
@@ -367,6 +428,7 @@ public final class MuxStream {
     private void completeIfDone() {
         if (finSent && finReceived && !closed) {
             closed = true;
+            order.release();
             session.remove(this);
         }
     }
@@ -387,6 +449,7 @@ public final class MuxStream {
     }
 
     private void releaseWaiting() {
+        order.release();
         ByteBuf buf;
         while ((buf = waiting.poll()) != null) {
             buf.release();

@@ -31,6 +31,12 @@ final class ReceiveWindow {
      */
     static final double GAIN = 1.5;
     /**
+     * The gain of a stream whose DATA arrives on a session's bulk lane: its standing queue in the
+     * network is its own lane's, no longer in front of other streams, so the window may exceed
+     * what the link needs by more and absorb the extra round-trip delay of credit under load.
+     */
+    static final double BULK_GAIN = 3.0;
+    /**
      * Credit goes back once this fraction of the window was consumed: small, since credit not yet
      * returned is window the sender cannot use, which tuning would otherwise mistake for a slower
      * consumer and never grow past.
@@ -124,6 +130,11 @@ final class ReceiveWindow {
      * @return the credit to send to the peer now, or 0 to wait for more consumption
      */
     int onConsumed(int bytes, long nowNanos, long minRttNanos, Budget budget) {
+        return onConsumed(bytes, nowNanos, minRttNanos, budget, GAIN);
+    }
+
+    /** As {@link #onConsumed(int, long, long, Budget)}, tuning toward {@code gain} x rate x min RTT. */
+    int onConsumed(int bytes, long nowNanos, long minRttNanos, Budget budget, double gain) {
         unacked += bytes;
         sampleBytes += bytes;
         long rtt = Math.max(minRttNanos, MIN_RTT_FLOOR_NANOS);
@@ -141,7 +152,7 @@ final class ReceiveWindow {
         int growth = 0;
         int shrink = 0;
         if (minRttNanos > 0 && rate > 0) {
-            double target = GAIN * rate * rtt;
+            double target = gain * rate * rtt;
             if (target > window && window < maxWindow) {
                 growth = budget.grant(this, (int) Math.min(Math.min(target - window, window), maxWindow - window));
             } else if (target < window && window > minWindow) {

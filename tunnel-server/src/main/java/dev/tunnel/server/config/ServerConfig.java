@@ -126,6 +126,11 @@ public class ServerConfig {
          */
         public long tcpMuxSessionWindow = 33_554_432L;
         /**
+         * Tunnel extension: offer clients a second connection per session for streams that turned
+         * bulk, so a download does not queue interactive streams behind it.
+         */
+        public boolean tcpMuxExpressLane = true;
+        /**
          * Tunnel extension: process-wide cap on receive windows in bytes; 0 = half the JVM's max
          * direct memory, else 1048576..1099511627776.
          */

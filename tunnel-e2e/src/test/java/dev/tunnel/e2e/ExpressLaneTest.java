@@ -1,0 +1,169 @@
+package dev.tunnel.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tunnel.bench.LinkEmulator;
+import dev.tunnel.server.TunnelServer;
+import dev.tunnel.server.config.ServerConfig;
+import java.io.DataInputStream;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The express lane with a real server and client ({@code transport.tcpMuxExpressLane}, on by
+ * default on both sides): after login the client opens the session's second connection, a
+ * transfer and an exchange through one session both arrive intact, either side can turn it off
+ * (then the session is one connection, as with an older peer), and a reconnection joins the lane
+ * again.
+ */
+class ExpressLaneTest {
+    private static final String JOINED = "as its bulk lane";
+
+    @RegisterExtension
+    final TunnelExtension tunnel = new TunnelExtension();
+
+    private static long logged(String text) {
+        return CapturedLogs.snapshot().stream().filter(line -> line.contains(text)).count();
+    }
+
+    @ParameterizedTest(name = "tls={0}")
+    @ValueSource(booleans = {false, true})
+    @Timeout(120)
+    void aTransferAndAnExchangeThroughOneSessionArriveIntactOverTwoConnections(boolean tls) throws Exception {
+        EchoServer echo = tunnel.echoServer();
+        TunnelServer server = tunnel.startServer(TunnelExtension.serverConfig());
+        LinkEmulator link = tunnel.linkTo(server.port());
+        int port = tunnel.builder().tls(tls).existingServer(server).client(c -> c.serverPort = link.port())
+                .proxy("echo", echo.port()).start().port("echo");
+        await("the bulk lane joined").atMost(TunnelExtension.LOGIN_TIMEOUT).until(() -> logged(JOINED) == 1);
+        await("two connections, each relayed by two sockets").atMost(TunnelExtension.LOGIN_TIMEOUT)
+                .until(() -> link.openSockets() == 4);
+
+        CompletableFuture<Void> transfer = CompletableFuture.runAsync(() -> echoBulk(port, 24 << 20, 7));
+        exchange(port, 300);
+        transfer.get(90, TimeUnit.SECONDS);
+        assertThat(logged("session closed")).as("no session ended").isZero();
+    }
+
+    @Test
+    @Timeout(60)
+    void withTheKeyOffOnTheClientTheSessionIsOneConnection() throws Exception {
+        EchoServer echo = tunnel.echoServer();
+        TunnelServer server = tunnel.startServer(TunnelExtension.serverConfig());
+        LinkEmulator link = tunnel.linkTo(server.port());
+        int port = tunnel.builder().existingServer(server).client(c -> {
+            c.serverPort = link.port();
+            c.transport.tcpMuxExpressLane = false;
+        }).proxy("echo", echo.port()).start().port("echo");
+        echoBulk(port, 4 << 20, 8);
+        exchange(port, 20);
+        assertThat(link.openSockets()).isEqualTo(2);
+        assertThat(logged(JOINED)).isZero();
+    }
+
+    @Test
+    @Timeout(60)
+    void aServerThatDoesNotOfferTheLaneGetsOneConnection() throws Exception {
+        EchoServer echo = tunnel.echoServer();
+        ServerConfig config = TunnelExtension.serverConfig();
+        config.transport.tcpMuxExpressLane = false;
+        TunnelServer server = tunnel.startServer(config);
+        LinkEmulator link = tunnel.linkTo(server.port());
+        int port = tunnel.builder().existingServer(server).client(c -> c.serverPort = link.port())
+                .proxy("echo", echo.port()).start().port("echo");
+        echoBulk(port, 4 << 20, 9);
+        exchange(port, 20);
+        assertThat(link.openSockets()).isEqualTo(2);
+        assertThat(logged(JOINED)).isZero();
+    }
+
+    @Test
+    @Timeout(90)
+    void cuttingTheConnectionsEndsTheSessionAndTheReconnectionJoinsBothAgain() throws Exception {
+        EchoServer echo = tunnel.echoServer();
+        TunnelServer server = tunnel.startServer(TunnelExtension.serverConfig());
+        LinkEmulator link = tunnel.linkTo(server.port());
+        int port = tunnel.builder().existingServer(server).client(c -> c.serverPort = link.port())
+                .proxy("echo", echo.port(), FreePorts.one()).start().port("echo");
+        await("the bulk lane joined").atMost(TunnelExtension.LOGIN_TIMEOUT).until(() -> logged(JOINED) == 1);
+        link.fault(LinkEmulator.Fault.RESET);
+        link.fault(LinkEmulator.Fault.NONE);
+        await("the client logged in again and joined its lane").atMost(Duration.ofSeconds(30))
+                .until(() -> logged(JOINED) == 2);
+        await("the proxy works again").atMost(Duration.ofSeconds(30)).ignoreExceptions()
+                .untilAsserted(() -> exchange(port, 5));
+        await("the old connections are gone, the new two are open").atMost(Duration.ofSeconds(30))
+                .until(() -> link.openSockets() == 4);
+    }
+
+    /** Sends {@code size} random bytes through the echo proxy and checks that the same bytes come back. */
+    private static void echoBulk(int port, int size, long seed) {
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(60_000);
+            MessageDigest sent = MessageDigest.getInstance("SHA-256");
+            MessageDigest back = MessageDigest.getInstance("SHA-256");
+            CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> {
+                try {
+                    OutputStream out = s.getOutputStream();
+                    SplittableRandom random = new SplittableRandom(seed);
+                    byte[] chunk = new byte[64 * 1024];
+                    for (int left = size; left > 0; left -= chunk.length) {
+                        int n = Math.min(left, chunk.length);
+                        for (int i = 0; i < n; i++) {
+                            chunk[i] = (byte) random.nextInt();
+                        }
+                        sent.update(chunk, 0, n);
+                        out.write(chunk, 0, n);
+                    }
+                    out.flush();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            InputStream in = s.getInputStream();
+            byte[] buf = new byte[64 * 1024];
+            long received = 0;
+            while (received < size) {
+                int n = in.read(buf);
+                assertThat(n).as("bytes echoed before the end").isPositive();
+                back.update(buf, 0, n);
+                received += n;
+            }
+            writer.get(60, TimeUnit.SECONDS);
+            assertThat(received).isEqualTo(size);
+            assertThat(back.digest()).as("SHA-256 of what came back").isEqualTo(sent.digest());
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** {@code rounds} request/answer exchanges of 100 bytes on one connection. */
+    private static void exchange(int port, int rounds) throws Exception {
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setTcpNoDelay(true);
+            s.setSoTimeout(30_000);
+            DataInputStream in = new DataInputStream(s.getInputStream());
+            byte[] request = new byte[100];
+            byte[] answer = new byte[100];
+            for (int i = 0; i < rounds; i++) {
+                Arrays.fill(request, (byte) i);
+                s.getOutputStream().write(request);
+                in.readFully(answer);
+                assertThat(answer).isEqualTo(request);
+            }
+        }
+    }
+}

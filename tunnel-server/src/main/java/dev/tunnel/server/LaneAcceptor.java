@@ -1,0 +1,90 @@
+package dev.tunnel.server;
+
+import dev.tunnel.protocol.ControlFrame;
+import dev.tunnel.protocol.ControlMessage.JoinLane;
+import dev.tunnel.protocol.TunnelPipeline;
+import dev.tunnel.protocol.auth.ChannelBinding;
+import dev.tunnel.protocol.auth.LaneProof;
+import dev.tunnel.protocol.auth.LoginProof;
+import dev.tunnel.protocol.mux.BulkLane;
+import dev.tunnel.protocol.mux.MuxSession;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.ssl.SslHandler;
+import java.net.InetSocketAddress;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Mux mode with the express lane offered: looks at the first control message of a new
+ * connection. A {@code JOIN_LANE} with a valid proof for a live session makes this connection
+ * the session's bulk lane. The proof ({@link LaneProof}) is keyed with the token of the session's
+ * account and covers the challenge the control handler sent on this very connection (taken once),
+ * the client's nonce and this server's certificate (or none on a connection without TLS), as a
+ * login does, so a recorded join cannot be replayed; a session takes one lane. A refused join is
+ * logged, counts as a failed login for the address ({@link LoginThrottle}) and closes the
+ * connection. Anything else (a login) goes on to the control handler, and this handler removes
+ * itself.
+ *
+ * <p>Threading: runs on the connection's event loop, which need not be the session's: the lane
+ * hands its frames to the session's loop ({@link BulkLane}).
+ */
+final class LaneAcceptor extends ChannelInboundHandlerAdapter {
+    private static final Logger log = LoggerFactory.getLogger(LaneAcceptor.class);
+
+    private final ServerContext server;
+    private final ServerNonce challenge;
+    private final int heartbeatTimeout;
+
+    /** @param challenge this connection's challenge, shared with the control handler */
+    LaneAcceptor(ServerContext server, ServerNonce challenge, int heartbeatTimeout) {
+        this.server = server;
+        this.challenge = challenge;
+        this.heartbeatTimeout = heartbeatTimeout;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof ControlFrame frame) || !(frame.message() instanceof JoinLane join)) {
+            ctx.pipeline().remove(this);
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        String serverNonce = challenge.take();
+        ClientSession session = server.sessions().find(join.sessionId());
+        if (session == null || session.pool() != null) {
+            log.info("{} lane join for unknown session {}: closed", ctx.channel(),
+                    ServerControlHandler.printable(join.sessionId()));
+            ctx.close();
+            return;
+        }
+        if (serverNonce == null || !LoginProof.wellFormedNonce(join.nonce()) || !verify(ctx, session, join, serverNonce)) {
+            log.warn("{} lane join refused: wrong proof for session {}", ctx.channel(), session.id());
+            if (ctx.channel().remoteAddress() instanceof InetSocketAddress a && a.getAddress() != null) {
+                server.throttle().failed(a.getAddress());
+            }
+            ctx.close();
+            return;
+        }
+        MuxSession mux = session.mux();
+        if (!mux.claimBulkLane()) {
+            log.warn("{} lane join refused: session {} has its bulk lane already", ctx.channel(), session.id());
+            ctx.close();
+            return;
+        }
+        log.info("{} joined session {} as its bulk lane", ctx.channel(), session.id());
+        mux.attachBulkLane(ctx.channel());
+        TunnelPipeline.joinServerLane(ctx.pipeline(), new BulkLane(mux, heartbeatTimeout), heartbeatTimeout);
+    }
+
+    private boolean verify(ChannelHandlerContext ctx, ClientSession session, JoinLane join, String serverNonce) {
+        ChannelBinding own = server.authenticator().ownBinding();
+        if (LaneProof.verify(session.token(), session.user(), join.sessionId(), serverNonce, join.nonce(), own,
+                join.proof())) {
+            return true;
+        }
+        // without TLS on this connection: a plaintext client binds to nothing (as a login may)
+        return ctx.pipeline().get(SslHandler.class) == null && LaneProof.verify(session.token(), session.user(),
+                join.sessionId(), serverNonce, join.nonce(), ChannelBinding.none(), join.proof());
+    }
+}
