@@ -101,6 +101,24 @@ class TcpMuxTest {
         assertThat(answer("CONNECT shared.test:1 HTTP/1.1\r\n\r\nping")).endsWith("ping");
     }
 
+    /**
+     * A visitor that sends its CONNECT, its bytes and its EOF at once: the EOF is read by the
+     * router, often on another event loop than the session's, before the connection is handed to
+     * the relay; it must still reach the app as a FIN (the echo app answers and closes on it).
+     */
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void anEofSentWithTheConnectReachesTheApp(Mode mode) throws Exception {
+        EchoServer echo = tunnel.echoServer();
+        tunnel.builder().mode(mode).server(c -> {
+            c.tcpmuxHTTPConnectPort = port;
+            c.transport.eventLoopThreads = 2; // public connections land on both loops
+        }).client(c -> c.proxies.add(tcpmux("echo", echo.port(), "echo.test"))).start();
+        for (int i = 0; i < 6; i++) {
+            assertThat(answer("CONNECT echo.test:1 HTTP/1.1\r\n\r\nbytes " + i)).endsWith("bytes " + i);
+        }
+    }
+
     /** Sends {@code request}, half-closes, reads to EOF. */
     private String answer(String request) throws IOException {
         try (Socket s = new Socket("127.0.0.1", port)) {

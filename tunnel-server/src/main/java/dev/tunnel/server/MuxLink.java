@@ -116,6 +116,7 @@ final class MuxLink implements SessionLink {
         if (firstBytes != null) {
             publicConn.pipeline().fireChannelRead(firstBytes).fireChannelReadComplete();
         }
+        RelayedSockets.replayEarlyEof(publicConn); // read on the loop it left, or before the relay came
     }
 
     @Override

@@ -103,6 +103,7 @@ final class PoolLink implements SessionLink {
             if (firstBytes != null) {
                 publicConn.pipeline().fireChannelRead(firstBytes); // held until the pipe starts
             }
+            RelayedSockets.replayEarlyEof(publicConn);
             eventLoop().execute(() -> pool.take(publicConn, publicEnd, proxy.name(), proxy.id()));
         });
     }

@@ -2,8 +2,11 @@ package dev.tunnel.protocol.relay;
 
 import dev.tunnel.protocol.transport.Transports;
 import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.DuplexChannel;
 import io.netty.util.internal.PlatformDependent;
 
 /**
@@ -44,5 +47,16 @@ public final class RelayedSockets {
                 .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
                 .option(ChannelOption.TCP_NODELAY, NODELAY_BY_DEFAULT ? null : Boolean.TRUE)
                 .option(ChannelOption.RCVBUF_ALLOCATOR, Transports.bulkReads());
+    }
+
+    /**
+     * For a socket handed to a relay after other handlers read from it (a connection routed by its
+     * first bytes, then moved or carried): when its EOF came before the relay was there, tells the
+     * relay now, so the far side gets its FIN. Call on the socket's loop, relay in place.
+     */
+    public static void replayEarlyEof(Channel socket) {
+        if (socket instanceof DuplexChannel duplex && duplex.isInputShutdown() && socket.isActive()) {
+            socket.pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
+        }
     }
 }
