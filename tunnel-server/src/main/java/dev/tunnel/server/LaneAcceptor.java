@@ -51,7 +51,7 @@ final class LaneAcceptor extends ChannelInboundHandlerAdapter {
             return;
         }
         String serverNonce = challenge.take();
-        ClientSession session = server.sessions().find(join.sessionId());
+        ClientSession session = server.sessions().findForLane(join.sessionId());
         if (session == null || session.pool() != null) {
             log.info("{} lane join for unknown session {}: closed", ctx.channel(),
                     ServerControlHandler.printable(join.sessionId()));

@@ -18,6 +18,8 @@ import java.util.concurrent.ConcurrentHashMap;
 final class SessionRegistry {
     private final Map<String, ClientSession> byId = new ConcurrentHashMap<>();
     private final Map<String, ClientSession> byRunId = new ConcurrentHashMap<>();
+    /** Sessions closed for new work (the client said goodbye) whose connection still drains streams. */
+    private final Map<String, ClientSession> draining = new ConcurrentHashMap<>();
 
     /**
      * Adds {@code session}; returns a future that completes once the session it replaces (same
@@ -35,8 +37,21 @@ final class SessionRegistry {
     }
 
     void unregister(ClientSession session) {
-        byId.remove(session.id(), session);
+        if (byId.remove(session.id(), session) && session.mux().channel().isActive()) {
+            draining.put(session.id(), session);
+            session.mux().channel().closeFuture().addListener(f -> draining.remove(session.id(), session));
+        }
         byRunId.remove(session.runId(), session);
+    }
+
+    /**
+     * The session a bulk lane asks to join: a logged-in one, or one that is leaving while its
+     * streams drain (its client may have opened the lane just before it said goodbye, and losing
+     * a lane ends a session).
+     */
+    ClientSession findForLane(String sessionId) {
+        ClientSession session = byId.get(sessionId);
+        return session != null ? session : draining.get(sessionId);
     }
 
     ClientSession find(String sessionId) {

@@ -3,6 +3,7 @@ package dev.tunnel.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tunnel.protocol.Capabilities;
+import dev.tunnel.protocol.ControlMessage.Goodbye;
 import dev.tunnel.protocol.ControlMessage.JoinLane;
 import dev.tunnel.protocol.ControlMessage.Login;
 import dev.tunnel.protocol.ControlMessage.LoginResult;
@@ -142,5 +143,17 @@ class ServerLaneJoinTest {
                 ServerLoginTest.challenge(second), ServerLoginHarness.OWN)));
         assertThat(second.isOpen()).isFalse();
         assertThat(first.isOpen()).isTrue();
+    }
+
+    @Test
+    void aSessionWhoseClientSaidGoodbyeStillTakesItsLaneWhileItDrains() {
+        login();
+        EmbeddedChannel control = channels.get(0);
+        ServerLoginHarness.send(control, ServerLoginHarness.encode(new Goodbye("client shutting down")));
+        control.runPendingTasks();
+        EmbeddedChannel lane = open();
+        ServerLoginHarness.send(lane, ServerLoginHarness.encode(join(ServerLoginHarness.TOKEN, sessionId,
+                ServerLoginTest.challenge(lane), ServerLoginHarness.OWN)));
+        assertThat(isBulkLane(lane)).isTrue();
     }
 }
