@@ -12,6 +12,7 @@ import dev.tunnel.server.proxy.RunningProxy;
 import dev.tunnel.server.proxy.ServerEnvironment;
 import dev.tunnel.server.proxy.ServerProxyType;
 import dev.tunnel.server.proxy.SessionLink;
+import dev.tunnel.server.vhost.RoutedProxy;
 import dev.tunnel.server.vhost.SessionTarget;
 import dev.tunnel.server.vhost.DomainAllowList;
 import dev.tunnel.server.vhost.ErrorPages;
@@ -141,25 +142,11 @@ public final class VhostProxyType implements ServerProxyType {
                     allowed.getOrDefault(session.user(), DomainAllowList.any()));
             log.info("{} client {} {} proxy [{}] serves {} on port {}", session.link().control(), session.id(), name(),
                     request.qualifiedName(), registration.domains(), registration.port(https));
-            return loop.newSucceededFuture(new Running(registration, registration.port(https), loop));
+            return loop.newSucceededFuture(new RoutedProxy(registration, registration.port(https), loop));
         } catch (Vhosts.Refused e) {
             return loop.newFailedFuture(new ProxyRefusedException(e.getMessage()));
         } catch (ProxyRefusedException e) {
             return loop.newFailedFuture(e);
-        }
-    }
-
-    /** A proxy's routes while it runs. */
-    private record Running(Vhosts.Registration registration, int remotePort, EventLoop loop) implements RunningProxy {
-        @Override
-        public Options details() {
-            return Options.builder().putList("domains", registration.domains()).build();
-        }
-
-        @Override
-        public Future<?> close() {
-            registration.close();
-            return loop.newSucceededFuture(null);
         }
     }
 }

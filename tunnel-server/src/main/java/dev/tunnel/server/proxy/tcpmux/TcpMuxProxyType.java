@@ -13,6 +13,7 @@ import dev.tunnel.server.proxy.RunningProxy;
 import dev.tunnel.server.proxy.ServerEnvironment;
 import dev.tunnel.server.proxy.ServerProxyType;
 import dev.tunnel.server.proxy.SessionLink;
+import dev.tunnel.server.vhost.RoutedProxy;
 import dev.tunnel.server.vhost.SessionTarget;
 import dev.tunnel.server.vhost.DomainAllowList;
 import dev.tunnel.server.vhost.ProxyProtocolHeader;
@@ -146,25 +147,11 @@ public final class TcpMuxProxyType implements ServerProxyType {
                     session.user(), allowed.getOrDefault(session.user(), DomainAllowList.any()));
             log.info("{} client {} tcpmux proxy [{}] serves {} on port {}", session.link().control(), session.id(),
                     request.qualifiedName(), registration.domains(), port());
-            return loop.newSucceededFuture(new Running(registration, port(), loop));
+            return loop.newSucceededFuture(new RoutedProxy(registration, port(), loop));
         } catch (Vhosts.Refused e) {
             return loop.newFailedFuture(new ProxyRefusedException(e.getMessage()));
         } catch (ProxyRefusedException e) {
             return loop.newFailedFuture(e);
-        }
-    }
-
-    /** A proxy's routes while it runs. */
-    private record Running(Vhosts.Registration registration, int remotePort, EventLoop loop) implements RunningProxy {
-        @Override
-        public Options details() {
-            return Options.builder().putList("domains", registration.domains()).build();
-        }
-
-        @Override
-        public Future<?> close() {
-            registration.close();
-            return loop.newSucceededFuture(null);
         }
     }
 }
