@@ -115,7 +115,7 @@ final class PoolLink implements SessionLink {
 
     @Override
     public void open(Channel publicConn, ProxyRef proxy, Consumer<AppConnection> opened) {
-        if (!admit(publicConn, proxy)) {
+        if (!isActive()) {
             opened.accept(null);
             return;
         }
@@ -144,7 +144,8 @@ final class PoolLink implements SessionLink {
         }
     }
 
-    private boolean admit(Channel publicConn, ProxyRef proxy) {
+    @Override
+    public boolean admit(Channel publicConn, ProxyRef proxy) {
         if (!isActive() || !limit.admit(control, proxy.name(), publicConn.remoteAddress(), pool.publicConnCount())
                 || !caps.admit(control, publicConn, proxy)) {
             return false;
