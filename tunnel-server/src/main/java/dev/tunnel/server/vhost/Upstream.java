@@ -13,6 +13,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * One connection to a proxy's local app (a stream, or a work connection in pool mode), carrying
@@ -145,12 +146,16 @@ final class Upstream implements StreamHandler {
 
     /** Ends a parked connection the pool let go of (expired, or the proxy is gone); any thread. */
     void endIdle() {
-        conn.eventLoop().execute(() -> {
-            if (parked) {
-                parked = false;
-                detach(false);
-            }
-        });
+        try {
+            conn.eventLoop().execute(() -> {
+                if (parked) {
+                    parked = false;
+                    detach(false);
+                }
+            });
+        } catch (RejectedExecutionException stopping) {
+            // the server is stopping: the connection closes with its loop
+        }
     }
 
     /**
