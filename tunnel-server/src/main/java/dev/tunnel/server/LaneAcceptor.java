@@ -79,12 +79,12 @@ final class LaneAcceptor extends ChannelInboundHandlerAdapter {
 
     private boolean verify(ChannelHandlerContext ctx, ClientSession session, JoinLane join, String serverNonce) {
         ChannelBinding own = server.authenticator().ownBinding();
-        if (LaneProof.verify(session.token(), session.user(), join.sessionId(), serverNonce, join.nonce(), own,
+        if (LaneProof.verify(session.token(), session.loginUser(), join.sessionId(), serverNonce, join.nonce(), own,
                 join.proof())) {
             return true;
         }
         // without TLS on this connection: a plaintext client binds to nothing (as a login may)
-        return ctx.pipeline().get(SslHandler.class) == null && LaneProof.verify(session.token(), session.user(),
+        return ctx.pipeline().get(SslHandler.class) == null && LaneProof.verify(session.token(), session.loginUser(),
                 join.sessionId(), serverNonce, join.nonce(), ChannelBinding.none(), join.proof());
     }
 }

@@ -14,6 +14,7 @@ import dev.tunnel.web.WebServer;
 import dev.tunnel.server.proxy.BindFailures;
 import dev.tunnel.server.proxy.ServerEnvironment;
 import dev.tunnel.server.proxy.ServerProxyType;
+import dev.tunnel.server.plugin.ServerPlugins;
 import dev.tunnel.server.proxy.ServerProxyTypes;
 import dev.tunnel.runtime.Version;
 import io.netty.bootstrap.ServerBootstrap;
@@ -97,7 +98,8 @@ public final class TunnelServer implements AutoCloseable {
                     publicConns, types, new LoginThrottle(config.auth.maxFailedLogins,
                     TimeUnit.SECONDS.toMillis(config.auth.failedLoginBlockSeconds), System::currentTimeMillis), stats,
                     new ConnectionCaps(config.transport.maxConnectionsPerProxy, config.transport.maxConnectionsPerIP,
-                            stats::connectionRefused), config.detailedErrorsToClient);
+                            stats::connectionRefused), config.detailedErrorsToClient,
+                    ServerPlugins.of(config.httpPlugins, workerGroup));
             openTypes(types, new ServerEnvironment(config, workerGroup, publicConns));
             MuxSettings mux = MuxSettings.configured(config.transport.tcpMuxInitialWindow,
                     config.transport.tcpMuxMaxWindow, config.transport.tcpMuxSessionWindow);

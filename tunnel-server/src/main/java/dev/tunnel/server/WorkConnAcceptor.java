@@ -6,6 +6,9 @@ import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.protocol.auth.ChannelBinding;
 import dev.tunnel.protocol.auth.LoginProof;
 import dev.tunnel.protocol.auth.WorkConnProof;
+import dev.tunnel.server.plugin.PluginException;
+import dev.tunnel.server.plugin.PluginOp;
+import dev.tunnel.server.plugin.PluginRequests;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
@@ -25,7 +28,9 @@ import org.slf4j.LoggerFactory;
  * handshake decoder are removed, {@link PooledWorkConn} takes their place and the session's
  * {@link WorkConnPool} gets the connection (with how its TLS handshake went: full or resumed).
  * Anything else (a login) goes on to the control handler, and this handler
- * removes itself.
+ * removes itself. With a plugin subscribed to NewWorkConn, a proven connection joins the pool only
+ * once the plugins let it through (a changed content has nothing to apply to: frp checks the
+ * token in it, and the proof here was checked already).
  *
  * <p>Threading: runs on the connection's event loop, which need not be the session's.
  */
@@ -63,6 +68,30 @@ final class WorkConnAcceptor extends ChannelInboundHandlerAdapter {
             ctx.close();
             return;
         }
+        if (!server.plugins().handles(PluginOp.NEW_WORK_CONN)) {
+            admit(ctx, session);
+            return;
+        }
+        boolean autoRead = ctx.channel().config().isAutoRead();
+        ctx.channel().config().setAutoRead(false);
+        server.plugins().run(PluginOp.NEW_WORK_CONN, PluginRequests.newWorkConn(session.userInfo(),
+                work.timestampMillis() / 1000), ctx.executor()).addListener(f -> {
+                    if (!ctx.channel().isActive()) {
+                        return;
+                    }
+                    if (!f.isSuccess()) {
+                        log.warn("{} work connection for session {} refused: {}", ctx.channel(), work.sessionId(),
+                                PluginException.of(f.cause(), PluginOp.NEW_WORK_CONN).getMessage());
+                        ctx.close();
+                        return;
+                    }
+                    ctx.channel().config().setAutoRead(autoRead);
+                    admit(ctx, session);
+                });
+    }
+
+    /** The connection is proven (and let through by the plugins): it joins the session's pool. */
+    private void admit(ChannelHandlerContext ctx, ClientSession session) {
         // A pipe passes half-close on. Without this the server would close the whole work
         // connection on the client's FIN, after epoll's RDHUP handling read everything left
         // regardless of backpressure.
@@ -80,12 +109,12 @@ final class WorkConnAcceptor extends ChannelInboundHandlerAdapter {
 
     private boolean verify(ChannelHandlerContext ctx, ClientSession session, NewWorkConn work, String serverNonce) {
         ChannelBinding own = server.authenticator().ownBinding();
-        if (WorkConnProof.verify(session.token(), session.user(), work.sessionId(), serverNonce, work.nonce(), own,
+        if (WorkConnProof.verify(session.token(), session.loginUser(), work.sessionId(), serverNonce, work.nonce(), own,
                 work.proof())) {
             return true;
         }
         // without TLS on this connection: a plaintext client binds to nothing (as a login may)
-        return ctx.pipeline().get(SslHandler.class) == null && WorkConnProof.verify(session.token(), session.user(),
+        return ctx.pipeline().get(SslHandler.class) == null && WorkConnProof.verify(session.token(), session.loginUser(),
                 work.sessionId(), serverNonce, work.nonce(), ChannelBinding.none(), work.proof());
     }
 }

@@ -62,6 +62,8 @@ public class ServerConfig {
     public boolean enablePrometheus = false;
     /** Tunnel extension, {@code [[users]]}: clients with their own token and port rules (a client sends {@code user}). */
     public List<User> users = new ArrayList<>();
+    /** {@code [[httpPlugins]]}: frp's server plugins, asked in this order before the ops they list go ahead. */
+    public List<HttpPlugin> httpPlugins = new ArrayList<>();
 
     /** {@code [auth]}: how clients prove who they are. */
     public static class Auth {
@@ -94,6 +96,20 @@ public class ServerConfig {
          * subDomainHost): exact names or {@code *.example.com} for every name below it; empty = any.
          */
         public List<String> allowDomains = new ArrayList<>();
+    }
+
+    /** {@code [[httpPlugins]]}: one server plugin, an HTTP service the server POSTs JSON to (docs/config.md). */
+    public static class HttpPlugin {
+        /** Names the plugin in logs and in the errors clients see. */
+        public String name;
+        /** HOST:PORT (http), http://HOST:PORT or https://HOST:PORT. */
+        public String addr;
+        /** Request path, appended to addr. */
+        public String path = "";
+        /** Login, NewProxy, CloseProxy, Ping, NewWorkConn and/or NewUserConn. */
+        public List<String> ops = new ArrayList<>();
+        /** With an https addr: check the plugin's certificate and name (false, frp's default, takes any certificate). */
+        public boolean tlsVerify = false;
     }
 
     /** {@code [transport]}: the connection between client and server. */

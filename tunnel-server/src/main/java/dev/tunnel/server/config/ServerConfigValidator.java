@@ -6,6 +6,8 @@ import dev.tunnel.runtime.LogSetup;
 import dev.tunnel.config.ValueChecks;
 import dev.tunnel.protocol.transport.IoUringSetting;
 import dev.tunnel.protocol.transport.Transports;
+import dev.tunnel.server.plugin.PluginEndpoint;
+import dev.tunnel.server.plugin.PluginOp;
 import dev.tunnel.server.proxy.ServerProxyType;
 import dev.tunnel.server.proxy.ServerProxyTypes;
 
@@ -50,6 +52,7 @@ final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
         checks.atLeast("auth.maxFailedLogins", cfg.auth.maxFailedLogins, 0);
         checks.atLeast("auth.failedLoginBlockSeconds", cfg.auth.failedLoginBlockSeconds, 1);
         users(cfg.users, checks);
+        httpPlugins(cfg.httpPlugins, checks);
         for (ServerProxyType type : types.all()) {
             type.validate(cfg, checks);
         }
@@ -70,10 +73,9 @@ final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
         for (int i = 0; i < users.size(); i++) {
             ServerConfig.User u = users.get(i);
             String key = "users[" + i + "]";
-            if (checks.notBlank(key + ".name", u.name)) {
+            if (uniqueName(key + ".name", u.name, names, checks)) {
                 checks.check(u.name.chars().noneMatch(c -> Character.isWhitespace(c) || Character.isISOControl(c) || c == '.'),
                         key + ".name", "\"" + u.name + "\" (expected: no spaces, dots or control characters)");
-                checks.check(names.add(u.name), key + ".name", "\"" + u.name + "\" is listed twice");
             }
             String token = checks.secret(key + ".token", u.token, key + ".tokenFile", u.tokenFile);
             if (u.tokenFile == null) {
@@ -87,6 +89,37 @@ final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
                 portRange(key + ".allowPorts[" + j + "]", u.allowPorts.get(j), checks);
             }
         }
+    }
+
+    private static void httpPlugins(List<ServerConfig.HttpPlugin> plugins, ValueChecks checks) {
+        Set<String> names = new HashSet<>();
+        for (int i = 0; i < plugins.size(); i++) {
+            ServerConfig.HttpPlugin p = plugins.get(i);
+            String key = "httpPlugins[" + i + "]";
+            uniqueName(key + ".name", p.name, names, checks);
+            boolean pathOk = checks.check(p.path == null || p.path.isEmpty() || p.path.startsWith("/"), key + ".path",
+                    "\"" + p.path + "\" (expected: empty or starting with /)");
+            if (checks.notBlank(key + ".addr", p.addr)) {
+                try {
+                    PluginEndpoint.parse(p.addr, pathOk ? p.path : "");
+                } catch (IllegalArgumentException e) {
+                    checks.check(false, key + ".addr", e.getMessage());
+                }
+            }
+            for (int j = 0; j < p.ops.size(); j++) {
+                checks.check(PluginOp.byName(p.ops.get(j)) != null, key + ".ops[" + j + "]", "\"" + p.ops.get(j)
+                        + "\" (expected one of: " + String.join(", ", PluginOp.NAMES) + ")");
+            }
+        }
+    }
+
+    /** A name that is set and not in {@code names} yet (which it joins); false when it is blank. */
+    private static boolean uniqueName(String key, String name, Set<String> names, ValueChecks checks) {
+        if (!checks.notBlank(key, name)) {
+            return false;
+        }
+        checks.check(names.add(name), key, "\"" + name + "\" is listed twice");
+        return true;
     }
 
     private static void transport(ServerConfig.Transport t, ValueChecks checks) {
