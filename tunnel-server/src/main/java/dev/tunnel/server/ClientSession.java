@@ -4,6 +4,8 @@ import dev.tunnel.protocol.ControlMessage.Login;
 import dev.tunnel.protocol.ControlMessage.NewProxy;
 import dev.tunnel.protocol.ControlMessage.NewProxyResult;
 import dev.tunnel.protocol.Options;
+import dev.tunnel.protocol.auth.ChannelBinding;
+import dev.tunnel.protocol.auth.ConnectionProof;
 import dev.tunnel.protocol.mux.MuxSession;
 import dev.tunnel.protocol.relay.Bandwidth;
 import dev.tunnel.protocol.relay.TokenBucket;
@@ -132,9 +134,21 @@ final class ClientSession implements ProxySession {
         return user;
     }
 
-    /** The user the client logged in as: proofs on its other connections are keyed with it. */
+    /** The user the client logged in as: its visitors' proofs are keyed with it. */
     String loginUser() {
         return loginUser;
+    }
+
+    /**
+     * Whether {@code proof} answers the challenge {@code serverNonce} sent on a further connection
+     * of this session (a work connection, its bulk lane): keyed with the account's token and the
+     * user the client logged in as, bound to this server's certificate {@code own} or, on a
+     * connection without TLS, to none (a plaintext client binds to nothing, as a login may).
+     */
+    boolean proves(ConnectionProof kind, String serverNonce, String clientNonce, String proof, ChannelBinding own,
+                   boolean connectionHasTls) {
+        return kind.verify(token, loginUser, id, serverNonce, clientNonce, own, proof) || !connectionHasTls
+                && kind.verify(token, loginUser, id, serverNonce, clientNonce, ChannelBinding.none(), proof);
     }
 
     /** Who this session is, as plugin calls name it. */
@@ -146,11 +160,6 @@ final class ClientSession implements ProxySession {
     private String typeOf(ProxyRef proxy) {
         Registered running = proxies.get(proxy.id());
         return running != null ? running.type() : starting.get(proxy.id());
-    }
-
-    /** The token of the session's account: work connection proofs are keyed with it. A secret. */
-    String token() {
-        return token;
     }
 
     /** The server nonce of this session's login challenge: its visitors' proofs cover it. */

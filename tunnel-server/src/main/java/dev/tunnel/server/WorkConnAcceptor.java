@@ -3,9 +3,8 @@ package dev.tunnel.server;
 import dev.tunnel.protocol.ControlFrame;
 import dev.tunnel.protocol.ControlMessage.NewWorkConn;
 import dev.tunnel.protocol.TunnelPipeline;
-import dev.tunnel.protocol.auth.ChannelBinding;
+import dev.tunnel.protocol.auth.ConnectionProof;
 import dev.tunnel.protocol.auth.LoginProof;
-import dev.tunnel.protocol.auth.WorkConnProof;
 import dev.tunnel.server.plugin.PluginException;
 import dev.tunnel.server.plugin.PluginOp;
 import dev.tunnel.server.plugin.PluginRequests;
@@ -21,7 +20,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Pool mode: looks at the first control message of a new connection. A {@code NEW_WORK_CONN}
  * with a valid proof for a live session makes this a work connection. The proof
- * ({@link WorkConnProof}) is keyed with the token of the session's account and covers the
+ * ({@link ConnectionProof#WORK_CONN}) is keyed with the token of the session's account and covers the
  * challenge the control handler sent on this very connection (used once), the client's nonce
  * and this server's certificate (or no certificate on a connection without TLS), as a login
  * does; so a recorded {@code NEW_WORK_CONN} cannot be replayed. The control handler and the
@@ -108,13 +107,7 @@ final class WorkConnAcceptor extends ChannelInboundHandlerAdapter {
     }
 
     private boolean verify(ChannelHandlerContext ctx, ClientSession session, NewWorkConn work, String serverNonce) {
-        ChannelBinding own = server.authenticator().ownBinding();
-        if (WorkConnProof.verify(session.token(), session.loginUser(), work.sessionId(), serverNonce, work.nonce(), own,
-                work.proof())) {
-            return true;
-        }
-        // without TLS on this connection: a plaintext client binds to nothing (as a login may)
-        return ctx.pipeline().get(SslHandler.class) == null && WorkConnProof.verify(session.token(), session.loginUser(),
-                work.sessionId(), serverNonce, work.nonce(), ChannelBinding.none(), work.proof());
+        return session.proves(ConnectionProof.WORK_CONN, serverNonce, work.nonce(), work.proof(),
+                server.authenticator().ownBinding(), ctx.pipeline().get(SslHandler.class) != null);
     }
 }
