@@ -1,10 +1,9 @@
 package dev.tunnel.protocol.mux;
 
+import dev.tunnel.protocol.relay.ForwardingRecvHandle;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.channel.ChannelConfig;
 import io.netty.channel.RecvByteBufAllocator;
-import io.netty.util.UncheckedBooleanSupplier;
 import java.util.function.IntSupplier;
 
 /**
@@ -28,11 +27,9 @@ final class CreditBoundReads implements RecvByteBufAllocator {
         return new Bounded((ExtendedHandle) delegate.newHandle());
     }
 
-    private final class Bounded implements ExtendedHandle {
-        private final ExtendedHandle inner;
-
+    private final class Bounded extends ForwardingRecvHandle {
         Bounded(ExtendedHandle inner) {
-            this.inner = inner;
+            super(inner);
         }
 
         @Override
@@ -43,51 +40,6 @@ final class CreditBoundReads implements RecvByteBufAllocator {
         @Override
         public int guess() {
             return Math.min(inner.guess(), Math.max(MIN_READ, credit.getAsInt()));
-        }
-
-        @Override
-        public void reset(ChannelConfig config) {
-            inner.reset(config);
-        }
-
-        @Override
-        public void incMessagesRead(int numMessages) {
-            inner.incMessagesRead(numMessages);
-        }
-
-        @Override
-        public void lastBytesRead(int bytes) {
-            inner.lastBytesRead(bytes);
-        }
-
-        @Override
-        public int lastBytesRead() {
-            return inner.lastBytesRead();
-        }
-
-        @Override
-        public void attemptedBytesRead(int bytes) {
-            inner.attemptedBytesRead(bytes);
-        }
-
-        @Override
-        public int attemptedBytesRead() {
-            return inner.attemptedBytesRead();
-        }
-
-        @Override
-        public boolean continueReading() {
-            return inner.continueReading();
-        }
-
-        @Override
-        public boolean continueReading(UncheckedBooleanSupplier maybeMoreDataSupplier) {
-            return inner.continueReading(maybeMoreDataSupplier);
-        }
-
-        @Override
-        public void readComplete() {
-            inner.readComplete();
         }
     }
 }

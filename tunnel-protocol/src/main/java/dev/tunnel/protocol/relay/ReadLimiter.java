@@ -1,9 +1,7 @@
 package dev.tunnel.protocol.relay;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.RecvByteBufAllocator;
@@ -120,51 +118,9 @@ public final class ReadLimiter extends ChannelDuplexHandler {
             return limiter == null || !limiter.inDebt();
         }
 
-        private final class Paced implements ExtendedHandle {
-            private final ExtendedHandle inner;
-
+        private final class Paced extends ForwardingRecvHandle {
             Paced(ExtendedHandle inner) {
-                this.inner = inner;
-            }
-
-            @Override
-            public ByteBuf allocate(ByteBufAllocator alloc) {
-                return inner.allocate(alloc);
-            }
-
-            @Override
-            public int guess() {
-                return inner.guess();
-            }
-
-            @Override
-            public void reset(ChannelConfig config) {
-                inner.reset(config);
-            }
-
-            @Override
-            public void incMessagesRead(int numMessages) {
-                inner.incMessagesRead(numMessages);
-            }
-
-            @Override
-            public void lastBytesRead(int bytes) {
-                inner.lastBytesRead(bytes);
-            }
-
-            @Override
-            public int lastBytesRead() {
-                return inner.lastBytesRead();
-            }
-
-            @Override
-            public void attemptedBytesRead(int bytes) {
-                inner.attemptedBytesRead(bytes);
-            }
-
-            @Override
-            public int attemptedBytesRead() {
-                return inner.attemptedBytesRead();
+                super(inner);
             }
 
             @Override
@@ -175,11 +131,6 @@ public final class ReadLimiter extends ChannelDuplexHandler {
             @Override
             public boolean continueReading(UncheckedBooleanSupplier maybeMoreDataSupplier) {
                 return inner.continueReading(maybeMoreDataSupplier) && mayGoOn();
-            }
-
-            @Override
-            public void readComplete() {
-                inner.readComplete();
             }
         }
     }
