@@ -98,6 +98,11 @@ final class UserConnGate implements SessionLink {
     }
 
     @Override
+    public boolean admit(Channel publicConn, ProxyRef proxy) {
+        return link.admit(publicConn, proxy);
+    }
+
+    @Override
     public void open(Channel publicConn, ProxyRef proxy, Consumer<AppConnection> opened) {
         link.open(publicConn, proxy, opened);
     }
