@@ -87,8 +87,48 @@ class PoolModeTest {
         }
     }
 
+    /**
+     * Replacement work connections offer X25519 alone and expect to resume; a burst that finds
+     * too few session tickets makes some of them full handshakes, which the client gives up and
+     * makes again with the default groups. Every public connection is still served, its bytes
+     * intact.
+     */
+    @Test
+    void aBurstBeyondTheSessionTicketsAtHandIsServedOnConnectionsMadeAgain() throws Exception {
+        EchoServer echo = tunnel.echoServer();
+        TunnelExtension.Tunnel t = tunnel.builder().mode(Mode.POOL).tls(true).client(c -> c.transport.poolCount = 1)
+                .proxy("echo", echo.port()).start();
+        int port = t.port("echo");
+        int connections = 30;
+        ExecutorService threads = Executors.newFixedThreadPool(connections);
+        try {
+            List<Future<Payloads.Summary>> answers = new ArrayList<>();
+            List<byte[]> sent = new ArrayList<>();
+            for (int i = 0; i < connections; i++) {
+                byte[] data = Payloads.random(10_000 + i, i);
+                sent.add(data);
+                answers.add(threads.submit(() -> PublicClient.roundTrip(port, data)));
+            }
+            for (int i = 0; i < connections; i++) {
+                assertThat(answers.get(i).get()).as("connection %d", i).isEqualTo(Payloads.summary(sent.get(i)));
+            }
+        } finally {
+            threads.shutdownNow();
+        }
+        t.client().close();
+        Matcher client = await("the client's count of work connections").atMost(Duration.ofSeconds(10))
+                .until(() -> workConnCounts("WorkConnector"), m -> m != null);
+        assertThat(client.group(3)).as("handshakes made again with the default groups").isNotNull();
+        assertThat(Integer.parseInt(client.group(3))).isPositive();
+        Matcher server = await("the server's count of work connections").atMost(Duration.ofSeconds(10))
+                .until(() -> workConnCounts("WorkConnPool"), m -> m != null);
+        assertThat(server.group(3)).as("the server never sees an abandoned handshake's connection").isNull();
+        assertThat(Integer.parseInt(server.group(2))).isGreaterThanOrEqualTo(connections);
+    }
+
     private static Matcher workConnCounts(String logger) {
-        Pattern line = Pattern.compile(logger + " - .* ended: work connections: (\\d+) of (\\d+) TLS handshakes resumed");
+        Pattern line = Pattern.compile(logger + " - .* ended: work connections: (\\d+) of (\\d+) TLS handshakes resumed"
+                + "(?:, (\\d+) made again with the default groups)?");
         for (String l : CapturedLogs.snapshot()) {
             Matcher m = line.matcher(l);
             if (m.find()) {
