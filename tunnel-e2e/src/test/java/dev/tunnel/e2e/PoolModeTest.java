@@ -5,11 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.tunnel.e2e.TunnelExtension.Mode;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -29,21 +25,7 @@ class PoolModeTest {
     void parallelConnectionsEchoEveryByte(boolean tls) throws Exception {
         EchoServer echo = tunnel.echoServer();
         int port = tunnel.builder().mode(Mode.POOL).tls(tls).proxy("echo", echo.port()).start().port("echo");
-        ExecutorService threads = Executors.newFixedThreadPool(8);
-        try {
-            List<Future<Payloads.Summary>> answers = new ArrayList<>();
-            List<byte[]> sent = new ArrayList<>();
-            for (int i = 0; i < 8; i++) {
-                byte[] data = Payloads.random(2 * 1024 * 1024, i);
-                sent.add(data);
-                answers.add(threads.submit(() -> PublicClient.roundTrip(port, data)));
-            }
-            for (int i = 0; i < 8; i++) {
-                assertThat(answers.get(i).get()).as("connection %d", i).isEqualTo(Payloads.summary(sent.get(i)));
-            }
-        } finally {
-            threads.shutdownNow();
-        }
+        PublicClient.roundTripsInParallel(port, 8, i -> Payloads.random(2 * 1024 * 1024, i));
     }
 
     @Test
@@ -64,9 +46,7 @@ class PoolModeTest {
      */
     @Test
     void replacementWorkConnectionsResumeTheirTlsSession() throws Exception {
-        EchoServer echo = tunnel.echoServer();
-        TunnelExtension.Tunnel t = tunnel.builder().mode(Mode.POOL).tls(true).client(c -> c.transport.poolCount = 1)
-                .proxy("echo", echo.port()).start();
+        TunnelExtension.Tunnel t = tlsPoolOfOne();
         int port = t.port("echo");
         int connections = 20;
         for (int i = 0; i < connections; i++) {
@@ -95,26 +75,9 @@ class PoolModeTest {
      */
     @Test
     void aBurstBeyondTheSessionTicketsAtHandIsServedOnConnectionsMadeAgain() throws Exception {
-        EchoServer echo = tunnel.echoServer();
-        TunnelExtension.Tunnel t = tunnel.builder().mode(Mode.POOL).tls(true).client(c -> c.transport.poolCount = 1)
-                .proxy("echo", echo.port()).start();
-        int port = t.port("echo");
+        TunnelExtension.Tunnel t = tlsPoolOfOne();
         int connections = 30;
-        ExecutorService threads = Executors.newFixedThreadPool(connections);
-        try {
-            List<Future<Payloads.Summary>> answers = new ArrayList<>();
-            List<byte[]> sent = new ArrayList<>();
-            for (int i = 0; i < connections; i++) {
-                byte[] data = Payloads.random(10_000 + i, i);
-                sent.add(data);
-                answers.add(threads.submit(() -> PublicClient.roundTrip(port, data)));
-            }
-            for (int i = 0; i < connections; i++) {
-                assertThat(answers.get(i).get()).as("connection %d", i).isEqualTo(Payloads.summary(sent.get(i)));
-            }
-        } finally {
-            threads.shutdownNow();
-        }
+        PublicClient.roundTripsInParallel(t.port("echo"), connections, i -> Payloads.random(10_000 + i, i));
         t.client().close();
         Matcher client = await("the client's count of work connections").atMost(Duration.ofSeconds(10))
                 .until(() -> workConnCounts("WorkConnector"), m -> m != null);
@@ -124,6 +87,12 @@ class PoolModeTest {
                 .until(() -> workConnCounts("WorkConnPool"), m -> m != null);
         assertThat(server.group(3)).as("the server never sees an abandoned handshake's connection").isNull();
         assertThat(Integer.parseInt(server.group(2))).isGreaterThanOrEqualTo(connections);
+    }
+
+    /** A tunnel in pool mode with TLS and {@code poolCount = 1}, carrying proxy "echo" to an echo server. */
+    private TunnelExtension.Tunnel tlsPoolOfOne() throws Exception {
+        return tunnel.builder().mode(Mode.POOL).tls(true).client(c -> c.transport.poolCount = 1)
+                .proxy("echo", tunnel.echoServer().port()).start();
     }
 
     private static Matcher workConnCounts(String logger) {
