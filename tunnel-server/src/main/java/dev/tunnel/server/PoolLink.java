@@ -84,6 +84,9 @@ final class PoolLink implements SessionLink {
                 if (work != null) {
                     pool.startReserved(work, child, publicEnd, proxy.name(), proxy.id());
                 } else {
+                    // One read while it waits: what the visitor sent first (a request) is held in
+                    // the relay and leaves with START_WORK_CONN when a work connection comes.
+                    child.read();
                     pool.take(child, publicEnd, proxy.name(), proxy.id());
                 }
             });
