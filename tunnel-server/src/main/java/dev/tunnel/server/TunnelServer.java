@@ -98,7 +98,7 @@ public final class TunnelServer implements AutoCloseable {
                     new ConnectionCaps(config.transport.maxConnectionsPerProxy, config.transport.maxConnectionsPerIP,
                             stats::connectionRefused), config.detailedErrorsToClient,
                     ServerPlugins.of(config.httpPlugins, workerGroup));
-            openTypes(types, new ServerEnvironment(config, workerGroup, publicConns));
+            openTypes(types, new ServerEnvironment(config, workerGroup, publicConns, stats));
             MuxSettings mux = MuxSettings.configured(config.transport.tcpMuxInitialWindow,
                     config.transport.tcpMuxMaxWindow, config.transport.tcpMuxSessionWindow);
             MemoryLimit.process().limit(config.transport.tcpMuxMemoryLimit);

@@ -1,6 +1,7 @@
 package dev.tunnel.server.web;
 
 import dev.tunnel.protocol.udp.UdpDrops;
+import dev.tunnel.server.vhost.VhostSettings;
 import dev.tunnel.web.WebResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.prometheus.metrics.config.EscapingScheme;
@@ -42,6 +43,12 @@ import java.util.Map;
  * {@code tunnel_server_udp_dropped_datagrams_total{name,type,reason}} (datagrams a udp proxy
  * dropped: {@code oversize}, {@code tunnel_full}, {@code no_credit}, {@code socket_full},
  * {@code no_association}; see {@code UdpDrops.Reason}).
+ *
+ * <p>The vhost ports': {@code tunnel_server_vhost_errors_total{port,reason}} (port {@code http}:
+ * {@code bad_request}, {@code slow_head}, {@code not_found}, {@code unauthorized},
+ * {@code bad_gateway}, {@code gateway_timeout}; port {@code https}: {@code tls_unrouted}),
+ * {@code tunnel_server_vhost_upstreams_total{port,how}} ({@code opened} or {@code reused}
+ * connections to apps) and {@code tunnel_server_vhost_retried_requests_total{port}}.
  */
 final class ServerMetrics {
     private static final PrometheusTextFormatWriter WRITER = PrometheusTextFormatWriter.create();
@@ -114,6 +121,28 @@ final class ServerMetrics {
             stalls.dataPoint(CounterDataPointSnapshot.builder().value(c.windowStalls()).labels(session).build());
             queueDelay.dataPoint(gauge(c.queueDelayNanos() / 1e9, session));
         }
+        CounterSnapshot.Builder vhostAnswered = CounterSnapshot.builder().name("tunnel_server_vhost_errors")
+                .help("Requests and connections a vhost port answered with an error or closed itself, by reason");
+        CounterSnapshot.Builder upstreams = CounterSnapshot.builder().name("tunnel_server_vhost_upstreams")
+                .help("Connections to apps a vhost request used: opened for it, or reused from an idle one");
+        CounterSnapshot.Builder retried = CounterSnapshot.builder().name("tunnel_server_vhost_retried_requests")
+                .help("Requests sent again on a new connection after a reused one failed before any response byte");
+        for (Map.Entry<String, VhostSettings.Counters> e : stats.vhostPorts().entrySet()) {
+            String port = e.getKey();
+            VhostSettings.Counters c = e.getValue();
+            Map<String, Long> reasons = port.equals("https")
+                    ? Map.of("tls_unrouted", c.tlsUnrouted.get())
+                    : Map.of("bad_request", c.badRequests.get(), "slow_head", c.slowHeads.get(),
+                            "not_found", c.notFound.get(), "unauthorized", c.unauthorized.get(),
+                            "bad_gateway", c.badGateway.get(), "gateway_timeout", c.gatewayTimeout.get());
+            new TreeMap<>(reasons).forEach((reason, n) -> vhostAnswered.dataPoint(
+                    counter(n, Labels.of("port", port, "reason", reason))));
+            if (port.equals("http")) {
+                upstreams.dataPoint(counter(c.upstreamsOpened.get(), Labels.of("port", port, "how", "opened")));
+                upstreams.dataPoint(counter(c.upstreamsReused.get(), Labels.of("port", port, "how", "reused")));
+                retried.dataPoint(counter(c.retried.get(), Labels.of("port", port)));
+            }
+        }
         CounterSnapshot failedLogins = CounterSnapshot.builder().name("tunnel_server_failed_logins")
                 .help("Logins refused (bad token or proof, unknown user)")
                 .dataPoint(CounterDataPointSnapshot.builder().value(stats.failedLogins()).build()).build();
@@ -123,7 +152,11 @@ final class ServerMetrics {
 
         return MetricSnapshots.of(clientCounts.build(), proxyCounts.build(), detailed.build(), connections.build(),
                 trafficIn.build(), trafficOut.build(), rtt.build(), stalls.build(), queueDelay.build(), failedLogins,
-                refused, udpDrops.build());
+                refused, udpDrops.build(), vhostAnswered.build(), upstreams.build(), retried.build());
+    }
+
+    private static CounterDataPointSnapshot counter(long value, Labels labels) {
+        return CounterDataPointSnapshot.builder().value(value).labels(labels).build();
     }
 
     private static GaugeDataPointSnapshot gauge(double value, Labels labels) {

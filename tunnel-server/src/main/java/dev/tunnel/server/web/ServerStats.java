@@ -2,6 +2,7 @@ package dev.tunnel.server.web;
 
 import dev.tunnel.protocol.udp.UdpDrops;
 import dev.tunnel.server.proxy.ProxyRef;
+import dev.tunnel.server.vhost.VhostSettings;
 import java.time.Clock;
 import java.time.LocalDate;
 import java.time.ZoneId;
@@ -74,6 +75,8 @@ public final class ServerStats {
     private final Map<String, ProxyEntry> proxies = new LinkedHashMap<>();
     private final LongAdder failedLogins = new LongAdder();
     private final LongAdder refusedConnections = new LongAdder();
+    /** The vhost ports' counters by scheme ("http", "https"), in the order they opened. */
+    private final Map<String, VhostSettings.Counters> vhostPorts = new LinkedHashMap<>();
 
     public ServerStats(Clock clock) {
         this.clock = clock;
@@ -282,6 +285,15 @@ public final class ServerStats {
      */
     public void connectionRefused() {
         refusedConnections.increment();
+    }
+
+    /** The counters of the vhost port for {@code scheme} ("http" or "https"), on {@code /metrics} from now on. */
+    public synchronized void vhostPort(String scheme, VhostSettings.Counters counters) {
+        vhostPorts.put(scheme, counters);
+    }
+
+    synchronized Map<String, VhostSettings.Counters> vhostPorts() {
+        return new LinkedHashMap<>(vhostPorts);
     }
 
     long failedLogins() {

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tunnel.protocol.udp.UdpDrops;
 import dev.tunnel.server.config.PortRange;
 import dev.tunnel.server.config.ServerConfig;
+import dev.tunnel.server.vhost.VhostSettings;
 import dev.tunnel.web.WebServer;
 import dev.tunnel.web.WebSettings;
 import io.netty.channel.EventLoopGroup;
@@ -234,6 +235,27 @@ class ServerApiTest {
                 .doesNotContain("tunnel_server_udp_dropped_datagrams_total{name=\"ssh\"");
         assertThat(json("/api/proxy/udp/dns").get("droppedDatagrams").asLong()).isEqualTo(4);
         assertThat(json("/api/proxy/tcp/ssh").has("droppedDatagrams")).isFalse();
+    }
+
+    @Test
+    void theVhostPortsCountersShowInMetrics() throws Exception {
+        VhostSettings.Counters http = new VhostSettings.Counters();
+        VhostSettings.Counters https = new VhostSettings.Counters();
+        stats.vhostPort("http", http);
+        stats.vhostPort("https", https);
+        http.notFound.addAndGet(3);
+        http.upstreamsOpened.incrementAndGet();
+        http.upstreamsReused.addAndGet(9);
+        http.retried.incrementAndGet();
+        https.tlsUnrouted.addAndGet(2);
+
+        assertThat(get("/metrics", true).body()).contains(
+                "tunnel_server_vhost_errors_total{port=\"http\",reason=\"not_found\"} 3.0",
+                "tunnel_server_vhost_errors_total{port=\"http\",reason=\"bad_request\"} 0.0",
+                "tunnel_server_vhost_errors_total{port=\"https\",reason=\"tls_unrouted\"} 2.0",
+                "tunnel_server_vhost_upstreams_total{how=\"opened\",port=\"http\"} 1.0",
+                "tunnel_server_vhost_upstreams_total{how=\"reused\",port=\"http\"} 9.0",
+                "tunnel_server_vhost_retried_requests_total{port=\"http\"} 1.0");
     }
 
     @Test

@@ -116,8 +116,10 @@ public final class VhostProxyType implements ServerProxyType {
         }
         byte[] custom404 = config.custom404Page == null || config.custom404Page.isEmpty() ? null
                 : Files.readAllBytes(Path.of(config.custom404Page));
+        VhostSettings.Counters counters = new VhostSettings.Counters();
+        environment.stats().vhostPort(https ? "https" : "http", counters);
         VhostSettings settings = new VhostSettings(vhosts.httpRoutes(), vhosts.httpsRoutes(), new ErrorPages(custom404),
-                config.vhostHTTPTimeout, VhostSettings.HEAD_TIMEOUT_SECONDS, new VhostSettings.Counters());
+                config.vhostHTTPTimeout, VhostSettings.HEAD_TIMEOUT_SECONDS, counters);
         listeners = VhostListeners.bind(environment.workers(), config.effectiveProxyBindAddr(), https ? 0 : port,
                 https ? port : 0, settings, environment.publicConns(), Listeners.BACKLOG);
     }
