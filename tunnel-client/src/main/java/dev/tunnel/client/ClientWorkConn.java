@@ -10,7 +10,7 @@ import dev.tunnel.protocol.PrefaceDecoder.PrefaceEvent;
 import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.protocol.auth.ChannelBinding;
 import dev.tunnel.protocol.auth.LoginProof;
-import dev.tunnel.protocol.auth.WorkConnProof;
+import dev.tunnel.protocol.auth.ConnectionProof;
 import dev.tunnel.protocol.relay.PipeRelay;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The client's end of one work connection (pool mode) while it waits in the server's pool:
  * sends the preface, waits for the server's preface and {@code CHALLENGE}, and answers with
- * {@code NEW_WORK_CONN} (a {@link WorkConnProof} over the session id, the server's nonce of this
+ * {@code NEW_WORK_CONN} (a {@link ConnectionProof#WORK_CONN} proof over the session id, the server's nonce of this
  * connection, a fresh client nonce and the certificate this connection saw; never the token).
  * The certificate must be the one the control connection's login was proven for (and the pin,
  * if any). Then it sends nothing and waits for {@code START_WORK_CONN}. The server's keepalive pings are
@@ -114,7 +114,7 @@ final class ClientWorkConn extends ChannelInboundHandlerAdapter {
             return false;
         }
         String nonce = LoginProof.newNonce();
-        String proof = WorkConnProof.compute(credentials.token(), credentials.user(), sessionId,
+        String proof = ConnectionProof.WORK_CONN.compute(credentials.token(), credentials.user(), sessionId,
                 challenge.serverNonce(), nonce, seen);
         ctx.writeAndFlush(new ControlFrame(new NewWorkConn(sessionId, System.currentTimeMillis(), nonce, proof)));
         return true;
