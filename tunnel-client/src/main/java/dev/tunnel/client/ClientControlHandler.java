@@ -169,6 +169,7 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
                     + " the server to see them in its API)", serverVersion, Capabilities.METADATA);
         }
         mux.start(result.initialWindow());
+        mux.foldOpens(serverCapabilities.contains(Capabilities.OPEN_DATA));
         loggedIn = true;
         heartbeat.start(ctx.pipeline().context(TunnelPipeline.HEARTBEAT));
         listener.loggedIn(result.sessionId());

@@ -29,6 +29,12 @@ public final class Capabilities {
      */
     public static final String EXPRESS_LANE = "mux.expressLane";
     /**
+     * An OPEN frame may carry the stream's first bytes ({@link Frame#FLAG_DATA}): the receiver
+     * decodes it as OPEN then DATA. Each side lists it when it accepts such frames, and folds its
+     * own OPENs only when the other listed it.
+     */
+    public static final String OPEN_DATA = "mux.openData";
+    /**
      * {@code loadBalancer.group} and {@code loadBalancer.groupKey} in a tcp proxy's options: the
      * server shares one public port among the group's proxies (a server without it would ignore
      * the keys and open the port for one proxy alone).

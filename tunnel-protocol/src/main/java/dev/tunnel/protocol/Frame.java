@@ -25,8 +25,13 @@ public sealed interface Frame
     /** {@link LaneFrame}: only to a peer that listed {@link Capabilities#EXPRESS_LANE}. */
     byte TYPE_LANE = 0x14;
 
-    /** DATA flag: the sender will send nothing more on this stream (half-close). */
+    /** DATA flag, and OPEN flag with {@link #FLAG_DATA}: the sender will send nothing more on this stream (half-close). */
     byte FLAG_FIN = 0x01;
+    /**
+     * OPEN flag: the stream's first bytes follow the OPEN fields ({@link DataFrame#inOpen}); only to a
+     * peer that listed {@link Capabilities#OPEN_DATA}.
+     */
+    byte FLAG_DATA = 0x02;
 
     /** The stream this frame belongs to; 0 for control frames. */
     int streamId();

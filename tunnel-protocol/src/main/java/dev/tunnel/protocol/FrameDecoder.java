@@ -189,6 +189,9 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
         Frame frame;
         if (type == Frame.TYPE_DATA) {
             frame = new DataFrame(streamId, body, (flags & Frame.FLAG_FIN) != 0);
+        } else if (type == Frame.TYPE_OPEN && (flags & Frame.FLAG_DATA) != 0) {
+            emitOpenData(ctx, body);
+            return;
         } else {
             try {
                 frame = decodeControl(type, streamId, body);
@@ -197,6 +200,28 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
             }
         }
         ctx.fireChannelRead(frame);
+    }
+
+    /**
+     * OPEN with {@link Frame#FLAG_DATA}: passes on the {@link OpenFrame}, then its first bytes as a
+     * {@link DataFrame} (a retained slice of {@code body}, which this releases).
+     */
+    private void emitOpenData(ChannelHandlerContext ctx, ByteBuf body) {
+        OpenFrame open;
+        DataFrame data;
+        try {
+            open = readOpen(streamId, body);
+            data = new DataFrame(streamId, body.readRetainedSlice(body.readableBytes()), (flags & Frame.FLAG_FIN) != 0);
+        } finally {
+            body.release();
+        }
+        try {
+            ctx.fireChannelRead(open);
+        } catch (RuntimeException e) {
+            data.release();
+            throw e;
+        }
+        ctx.fireChannelRead(data);
     }
 
     private void checkHeader(byte type, int streamId, long length) {
@@ -209,7 +234,8 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
                 }
             }
             case Frame.TYPE_DATA -> max = maxDataPayload;
-            case Frame.TYPE_OPEN -> max = MAX_OPEN_PAYLOAD;
+            case Frame.TYPE_OPEN -> max = (flags & Frame.FLAG_DATA) != 0 ? MAX_OPEN_PAYLOAD + DataFrame.MAX_IN_OPEN
+                    : MAX_OPEN_PAYLOAD;
             case Frame.TYPE_WINDOW_UPDATE, Frame.TYPE_RESET -> {
                 if (length != 4) {
                     throw new ProtocolException("frame type 0x" + Integer.toHexString(type & 0xff)
@@ -252,14 +278,20 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
     }
 
     private static OpenFrame decodeOpen(int streamId, ByteBuf payload) {
+        OpenFrame open = readOpen(streamId, payload);
+        if (payload.isReadable()) {
+            throw new ProtocolException("open frame has " + payload.readableBytes() + " trailing bytes");
+        }
+        return open;
+    }
+
+    /** Reads an OPEN's fields, leaving {@code payload} at what follows them. */
+    private static OpenFrame readOpen(int streamId, ByteBuf payload) {
         if (payload.readableBytes() < 4) {
             throw new ProtocolException("open frame truncated");
         }
         int proxyId = payload.readInt();
         String source = ControlCodec.readString(payload);
-        if (payload.isReadable()) {
-            throw new ProtocolException("open frame has " + payload.readableBytes() + " trailing bytes");
-        }
         return new OpenFrame(streamId, proxyId, source);
     }
 

@@ -21,6 +21,10 @@ public final class FrameEncoder extends MessageToMessageEncoder<Frame> {
 
     @Override
     protected void encode(ChannelHandlerContext ctx, Frame frame, List<Object> out) {
+        if (frame instanceof DataFrame data && data.opening() != null) {
+            encodeOpenData(ctx, data, out);
+            return;
+        }
         if (frame instanceof DataFrame data) {
             ByteBuf payload = data.content();
             int length = payload.readableBytes();
@@ -52,8 +56,7 @@ public final class FrameEncoder extends MessageToMessageEncoder<Frame> {
                 type = Frame.TYPE_LANE;
             } else if (frame instanceof OpenFrame o) {
                 type = Frame.TYPE_OPEN;
-                buf.writeInt(o.proxyId());
-                ControlCodec.writeString(buf, o.source());
+                writeOpenFields(buf, o);
             } else {
                 type = Frame.TYPE_CONTROL;
                 ControlCodec.encode(((ControlFrame) frame).message(), buf);
@@ -69,6 +72,42 @@ public final class FrameEncoder extends MessageToMessageEncoder<Frame> {
         buf.setInt(start + 2, frame.streamId());
         buf.setInt(start + 6, length);
         out.add(buf);
+    }
+
+    /**
+     * OPEN with {@link Frame#FLAG_DATA}: header, proxy id, source, then the first bytes, in one
+     * buffer when they are small, else with the payload passed on as its own buffer.
+     */
+    private static void encodeOpenData(ChannelHandlerContext ctx, DataFrame frame, List<Object> out) {
+        ByteBuf payload = frame.content();
+        int dataLength = payload.readableBytes();
+        boolean copy = dataLength <= COPY_THRESHOLD;
+        ByteBuf buf = ctx.alloc().directBuffer(64 + (copy ? dataLength : 0));
+        try {
+            int start = buf.writerIndex();
+            buf.writerIndex(start + Frame.HEADER_LENGTH);
+            writeOpenFields(buf, frame.opening());
+            int length = buf.writerIndex() - start - Frame.HEADER_LENGTH + dataLength;
+            buf.setByte(start, Frame.TYPE_OPEN);
+            buf.setByte(start + 1, Frame.FLAG_DATA | (frame.fin() ? Frame.FLAG_FIN : 0));
+            buf.setInt(start + 2, frame.streamId());
+            buf.setInt(start + 6, length);
+            if (copy) {
+                buf.writeBytes(payload, payload.readerIndex(), dataLength);
+            }
+        } catch (RuntimeException e) {
+            buf.release();
+            throw e;
+        }
+        out.add(buf);
+        if (!copy) {
+            out.add(payload.retain());
+        }
+    }
+
+    private static void writeOpenFields(ByteBuf buf, OpenFrame open) {
+        buf.writeInt(open.proxyId());
+        ControlCodec.writeString(buf, open.source());
     }
 
     private static void writeHeader(ByteBuf buf, byte type, int flags, int streamId, int length) {

@@ -198,6 +198,44 @@ class FrameCodecTest {
                 new Object[] {65_536, false}, new Object[] {FrameDecoder.DEFAULT_MAX_DATA_PAYLOAD, true});
     }
 
+    /**
+     * OPEN with the first bytes (capability mux.openData) decodes as OPEN then DATA: sizes around
+     * the encoder's copy threshold, an empty FIN, and the largest fold, in one piece or byte by byte.
+     */
+    @ParameterizedTest
+    @MethodSource("openDataCases")
+    void openWithDataDecodesAsOpenThenData(int size, boolean fin) {
+        byte[] payload = randomBytes(size, size + 1);
+        OpenFrame open = new OpenFrame(11, 42, "203.0.113.9:51234 " + UNICODE);
+        byte[] wire = encode(List.of(DataFrame.inOpen(open, Unpooled.wrappedBuffer(payload), fin),
+                new WindowUpdateFrame(11, 4096)));
+        assertThat(wire[1]).isEqualTo((byte) (Frame.FLAG_DATA | (fin ? Frame.FLAG_FIN : 0)));
+        String data = "DATA 11 fin=" + fin + " " + ByteBufUtil.hexDump(payload);
+        assertThat(describe(decodeInChunks(wire, new int[] {wire.length})))
+                .containsExactly(open.toString(), data, new WindowUpdateFrame(11, 4096).toString());
+        int[] ones = new int[wire.length];
+        java.util.Arrays.fill(ones, 1);
+        assertThat(describe(decodeInChunks(wire, ones))).containsExactly(open.toString(), data,
+                new WindowUpdateFrame(11, 4096).toString());
+    }
+
+    static Stream<Object[]> openDataCases() {
+        return Stream.of(new Object[] {0, true}, new Object[] {1, false}, new Object[] {1024, false},
+                new Object[] {1025, true}, new Object[] {DataFrame.MAX_IN_OPEN, false});
+    }
+
+    /** The folded bytes can be at most the fold's maximum behind the longest OPEN fields. */
+    @Test
+    void anOpenWithDataBeyondItsMaximumIsRejectedFromTheHeaderAlone() {
+        int max = 8 + ControlCodec.MAX_STRING + DataFrame.MAX_IN_OPEN;
+        EmbeddedChannel decoder = channel(new FrameDecoder());
+        ByteBuf header = header(Frame.TYPE_OPEN, Frame.FLAG_DATA, 1, max + 1);
+        assertThatThrownBy(() -> decoder.writeInbound(header))
+                .isInstanceOf(ProtocolException.class)
+                .hasMessage("frame length " + (max + 1) + " exceeds maximum " + max);
+        assertRejected(header(Frame.TYPE_OPEN, Frame.FLAG_DATA, 1, 2).writeShort(0), "open frame truncated");
+    }
+
     @Test
     void largeDataPayloadIsNotCopiedByTheEncoder() {
         EmbeddedChannel encoder = channel(new FrameEncoder());

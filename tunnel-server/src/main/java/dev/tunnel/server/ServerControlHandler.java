@@ -235,6 +235,7 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
         }
         try {
             mux.start(login.initialWindow());
+            mux.foldOpens(login.capabilities().contains(Capabilities.OPEN_DATA));
         } catch (ProtocolException e) {
             log.warn("{} login refused: {}", ctx.channel(), e.getMessage());
             refuse(ctx, LoginResult.REFUSED, e.getMessage());

@@ -52,9 +52,13 @@ public final class ClientProxyTypes {
         return List.copyOf(types.keySet());
     }
 
-    /** What the client announces at login: the base capabilities and {@code proxy.NAME} per type. */
+    /**
+     * What the client announces at login: the base capabilities, {@code mux.openData} (it takes
+     * OPEN frames with first bytes) and {@code proxy.NAME} per type.
+     */
     public List<String> capabilities() {
         List<String> caps = new ArrayList<>(Capabilities.BASE);
+        caps.add(Capabilities.OPEN_DATA);
         for (String name : types.keySet()) {
             caps.add(Capabilities.proxyType(name));
         }

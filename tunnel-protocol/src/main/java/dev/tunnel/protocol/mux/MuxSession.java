@@ -11,6 +11,7 @@ import dev.tunnel.protocol.ProtocolException;
 import dev.tunnel.protocol.ResetCode;
 import dev.tunnel.protocol.ResetFrame;
 import dev.tunnel.protocol.WindowUpdateFrame;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelDuplexHandler;
@@ -41,6 +42,15 @@ import org.slf4j.LoggerFactory;
  * Frames are written without flushing; one flush per event-loop turn is scheduled
  * ({@link #writeFrame}), so many small streams share TLS records and syscalls. Sockets written
  * from frames of one read batch are flushed once at {@code channelReadComplete}.
+ *
+ * <h3>Opening</h3>
+ * A stream this side opens may send at once: the peer's initial window is known from login. When
+ * the peer accepts folded OPENs ({@link #foldOpens}), the OPEN waits for the stream's first bytes,
+ * at most until the next event-loop turn has read the sockets once more (the public connection's
+ * first bytes usually come with the first read after its accept), and leaves with them as one
+ * frame ({@link DataFrame#inOpen}); a stream that has nothing to send by then (the app speaks first)
+ * gets its OPEN alone. OPENs leave in stream-id order, as the peer requires, and any other frame
+ * of a stream goes behind its OPEN. A stream reset before its OPEN left sends nothing.
  *
  * <h3>Scheduling</h3>
  * Control, OPEN, RESET and WINDOW_UPDATE frames are written at once; DATA waits in its stream
@@ -86,6 +96,15 @@ public final class MuxSession extends ChannelDuplexHandler {
     private final ArrayDeque<MuxStream> awaitingWritable = new ArrayDeque<>();
     private final List<Channel> socketsToFlush = new ArrayList<>();
     private final Runnable flushTask = this::flushNow;
+    /** The peer accepts OPEN with the first bytes in it ({@link dev.tunnel.protocol.Capabilities#OPEN_DATA}). */
+    private boolean foldOpens;
+    /** Streams opened here whose OPEN waits for their first bytes, in id order. */
+    private final ArrayDeque<MuxStream> unannounced = new ArrayDeque<>();
+    private final Runnable announceTask = this::announceWaiting;
+    private boolean announceScheduled;
+    /** {@link #announce} is writing; the waiting OPENs' turn came meanwhile (a timer run by a write). */
+    private boolean announcing;
+    private boolean announceDue;
 
     private ChannelHandlerContext ctx;
     private FrameScheduler scheduler;
@@ -185,6 +204,14 @@ public final class MuxSession extends ChannelDuplexHandler {
         return laneMoves;
     }
 
+    /**
+     * Whether the peer listed {@link dev.tunnel.protocol.Capabilities#OPEN_DATA}: streams opened
+     * here then send their OPEN with their first bytes. Off until login says so. Event loop only.
+     */
+    public void foldOpens(boolean peerAccepts) {
+        this.foldOpens = peerAccepts;
+    }
+
     /** Starts carrying streams once login told us the peer's initial window. */
     public void start(int peerInitialWindow) {
         if (peerInitialWindow < 1024) {
@@ -229,9 +256,86 @@ public final class MuxSession extends ChannelDuplexHandler {
         nextStreamId += 2;
         MuxStream stream = newStream(id);
         stream.peerKnows = false;
-        writeFrame(new OpenFrame(id, proxyId, source));
-        grantStartWindow(stream);
+        OpenFrame open = new OpenFrame(id, proxyId, source);
+        int boost = startWindowBoost(stream);
+        if (foldOpens) {
+            stream.unannouncedOpen = open;
+            stream.unannouncedBoost = boost;
+            unannounced.add(stream);
+            if (!announceScheduled) {
+                // due at once, yet run only after the loop's next look at its sockets
+                announceScheduled = true;
+                ctx.executor().schedule(announceTask, 0, TimeUnit.NANOSECONDS);
+            }
+        } else {
+            writeFrame(open);
+            writeBoost(stream, boost);
+        }
         return stream;
+    }
+
+    /** The OPENs still waiting go out alone: their streams had no bytes by this turn. */
+    private void announceWaiting() {
+        announceScheduled = false;
+        if (announcing) {
+            announceDue = true; // the write in progress finishes its OPEN first, then sends these
+        } else if (!unannounced.isEmpty()) {
+            announce(unannounced.peekLast(), null, false);
+        }
+    }
+
+    /**
+     * Writes the OPENs waiting up to {@code stream}'s, in id order, each with its start-window
+     * credit behind it; {@code stream}'s carries {@code first} when not null. Returns whether
+     * {@code first} went out (ownership passed).
+     */
+    private boolean announce(MuxStream stream, ByteBuf first, boolean fin) {
+        boolean folded = false;
+        boolean outer = !announcing;
+        announcing = true;
+        try {
+            MuxStream next;
+            while ((next = unannounced.peek()) != null && next.id() <= stream.id()) {
+                unannounced.poll();
+                OpenFrame open = next.unannouncedOpen;
+                next.unannouncedOpen = null;
+                boolean fold = next == stream && first != null;
+                writeFrame(fold ? DataFrame.inOpen(open, first, fin) : open);
+                folded |= fold;
+                writeBoost(next, next.unannouncedBoost);
+            }
+        } finally {
+            if (outer) {
+                announcing = false;
+            }
+        }
+        if (outer && announceDue) {
+            announceDue = false;
+            announceWaiting();
+        }
+        return folded;
+    }
+
+    /**
+     * Sends a DATA frame of {@code stream} (ownership of {@code data} passes): folded into its OPEN
+     * when that still waits and the bytes are few enough.
+     */
+    void writeData(MuxStream stream, ByteBuf data, boolean fin) {
+        if (stream.unannouncedOpen != null) {
+            boolean fold = data.readableBytes() <= DataFrame.MAX_IN_OPEN;
+            if (announce(stream, fold ? data : null, fin)) {
+                return;
+            }
+        }
+        writeFrame(stream.sendLane, new DataFrame(stream.id(), data, fin));
+    }
+
+    /** Writes a frame of {@code stream} other than DATA, behind its OPEN. */
+    void writeFrame(MuxStream stream, Frame frame) {
+        if (stream.unannouncedOpen != null) {
+            announce(stream, null, false);
+        }
+        writeFrame(frame);
     }
 
     /** Sends a ping; the pong updates {@link #rttNanos()}. */
@@ -487,7 +591,7 @@ public final class MuxSession extends ChannelDuplexHandler {
             stream.reset(ResetCode.REFUSED);
             return;
         }
-        grantStartWindow(stream);
+        writeBoost(stream, startWindowBoost(stream));
         acceptor.accept(stream, open.proxyId(), open.source());
     }
 
@@ -499,9 +603,12 @@ public final class MuxSession extends ChannelDuplexHandler {
         return stream;
     }
 
-    /** Tops a new stream's guaranteed window up to the start window, as far as the budgets allow. */
-    private void grantStartWindow(MuxStream stream) {
-        int boost = stream.window().grow(settings.startWindow() - settings.initialWindow(), budget);
+    /** Tops a new stream's guaranteed window up to the start window, as far as the budgets allow: the credit to grant. */
+    private int startWindowBoost(MuxStream stream) {
+        return stream.window().grow(settings.startWindow() - settings.initialWindow(), budget);
+    }
+
+    private void writeBoost(MuxStream stream, int boost) {
         if (boost > 0) {
             writeFrame(new WindowUpdateFrame(stream.id(), boost));
         }
@@ -557,6 +664,7 @@ public final class MuxSession extends ChannelDuplexHandler {
     public void channelInactive(ChannelHandlerContext ctx) {
         List<MuxStream> open = new ArrayList<>(streams.values());
         streams.clear();
+        unannounced.clear();
         awaitingWritable.clear();
         scheduler.clear();
         if (bulk != null) {
@@ -768,6 +876,9 @@ public final class MuxSession extends ChannelDuplexHandler {
 
     void remove(MuxStream stream) {
         streams.remove(stream.id());
+        if (stream.unannouncedOpen != null) {
+            unannounced.remove(stream);
+        }
         scheduler.remove(stream);
         if (bulk != null) {
             bulk.scheduler.remove(stream);

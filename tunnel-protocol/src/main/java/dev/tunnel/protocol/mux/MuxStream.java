@@ -1,6 +1,7 @@
 package dev.tunnel.protocol.mux;
 
 import dev.tunnel.protocol.DataFrame;
+import dev.tunnel.protocol.OpenFrame;
 import dev.tunnel.protocol.ResetCode;
 import dev.tunnel.protocol.ResetFrame;
 import dev.tunnel.protocol.WindowUpdateFrame;
@@ -66,6 +67,13 @@ public final class MuxStream {
      * bulk lane could otherwise reach the peer before the stream exists there.
      */
     boolean peerKnows = true;
+    /**
+     * This side opened the stream and has not written its OPEN yet ({@link MuxSession#openStream}
+     * holds it for the first bytes, to send both in one frame): the OPEN, and the start-window
+     * credit to grant right behind it. Null once written.
+     */
+    OpenFrame unannouncedOpen;
+    int unannouncedBoost;
     private long lastSentNanos;
     /** Order of the DATA arriving on the session's lanes. */
     final LaneOrder order = new LaneOrder();
@@ -138,8 +146,11 @@ public final class MuxStream {
         if (closed) {
             return;
         }
+        boolean announced = unannouncedOpen == null;
         close();
-        session.writeFrame(new ResetFrame(id, code));
+        if (announced) {
+            session.writeFrame(new ResetFrame(id, code));
+        } // else the peer never heard of it: close() dropped its OPEN, nothing goes out
     }
 
     /**
@@ -186,7 +197,7 @@ public final class MuxStream {
     public int holdReceiveWindow(int floor) {
         int growth = receiveWindow.raiseFloor(floor, session.budget());
         if (growth > 0 && !closed && !finReceived) {
-            session.writeFrame(new WindowUpdateFrame(id, growth));
+            session.writeFrame(this, new WindowUpdateFrame(id, growth));
         }
         return receiveWindow.window();
     }
@@ -199,7 +210,7 @@ public final class MuxStream {
         int credit = receiveWindow.onConsumed(bytes, System.nanoTime(), session.minRttNanos(), session.budget(),
                 order.lane() == LaneOrder.BULK ? ReceiveWindow.BULK_GAIN : ReceiveWindow.GAIN);
         if (credit > 0) {
-            session.writeFrame(new WindowUpdateFrame(id, credit));
+            session.writeFrame(this, new WindowUpdateFrame(id, credit));
         }
     }
 
@@ -326,7 +337,7 @@ public final class MuxStream {
      */
     int sendData(int limit, long nowNanos) {
         if (waiting.isEmpty()) {
-            session.writeFrame(sendLane, new DataFrame(id, Unpooled.EMPTY_BUFFER, true));
+            session.writeData(this, Unpooled.EMPTY_BUFFER, true);
             finSent = true;
             return 0;
         }
@@ -337,7 +348,7 @@ public final class MuxStream {
         waitingBytes -= bytes;
         noteStall();
         boolean fin = finQueued && waiting.isEmpty();
-        session.writeFrame(sendLane, new DataFrame(id, chunk, fin));
+        session.writeData(this, chunk, fin);
         finSent |= fin;
         if (nowNanos - sentEpochNanos > FrameScheduler.SPARSE_EPOCH_NANOS) {
             sentEpochNanos = nowNanos;
@@ -446,6 +457,7 @@ public final class MuxStream {
         closed = true;
         releaseWaiting();
         session.remove(this);
+        unannouncedOpen = null;
     }
 
     private void releaseWaiting() {
