@@ -39,12 +39,20 @@ class ExpressLaneTest {
         return CapturedLogs.snapshot().stream().filter(line -> line.contains(text)).count();
     }
 
+    /** The thread that logged the first line containing {@code text} (the pattern's {@code [%thread]}). */
+    private static String thread(String text) {
+        String line = CapturedLogs.snapshot().stream().filter(l -> l.contains(text)).findFirst().orElseThrow();
+        return line.substring(line.indexOf('[') + 1, line.indexOf(']'));
+    }
+
     @ParameterizedTest(name = "tls={0}")
     @ValueSource(booleans = {false, true})
     @Timeout(120)
     void aTransferAndAnExchangeThroughOneSessionArriveIntactOverTwoConnections(boolean tls) throws Exception {
         EchoServer echo = tunnel.echoServer();
-        TunnelServer server = tunnel.startServer(TunnelExtension.serverConfig());
+        ServerConfig config = TunnelExtension.serverConfig();
+        config.transport.eventLoopThreads = 2; // the lane is accepted on the loop after its session's
+        TunnelServer server = tunnel.startServer(config);
         LinkEmulator link = tunnel.linkTo(server.port());
         int port = tunnel.builder().tls(tls).existingServer(server).client(c -> {
             c.serverPort = link.port();
@@ -54,6 +62,8 @@ class ExpressLaneTest {
         await("the bulk lane joined").atMost(TunnelExtension.LOGIN_TIMEOUT).until(() -> logged(JOINED) == 1);
         await("two connections, each relayed by two sockets").atMost(TunnelExtension.LOGIN_TIMEOUT)
                 .until(() -> link.openSockets() == 4);
+        assertThat(thread(JOINED)).as("the server's lane joined on its session's event loop")
+                .isEqualTo(thread("logged in with the"));
 
         CompletableFuture<Void> transfer = CompletableFuture.runAsync(() -> echoBulk(port, 24 << 20, 7));
         exchange(port, 300);
