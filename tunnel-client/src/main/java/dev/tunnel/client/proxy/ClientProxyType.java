@@ -1,6 +1,7 @@
 package dev.tunnel.client.proxy;
 
 import dev.tunnel.client.config.ProxyConfig;
+import dev.tunnel.client.proxy.tcp.TcpDialer;
 import dev.tunnel.config.ValueChecks;
 import dev.tunnel.protocol.Options;
 import dev.tunnel.protocol.relay.Bandwidth;
@@ -35,9 +36,12 @@ public interface ClientProxyType {
 
     /**
      * How connections of {@code proxy} reach the local app at {@code local} (its
-     * {@code localIP:localPort}, or the address of the built-in plugin serving it).
+     * {@code localIP:localPort}, or the address of the built-in plugin serving it): by default
+     * a TCP connection per carried connection.
      */
-    LocalDialer dialer(ProxyConfig proxy, InetSocketAddress local);
+    default LocalDialer dialer(ProxyConfig proxy, InetSocketAddress local) {
+        return new TcpDialer(local);
+    }
 
     /**
      * The port space of {@code remotePort} for this type: {@code "tcp"}, {@code "udp"} (apart from

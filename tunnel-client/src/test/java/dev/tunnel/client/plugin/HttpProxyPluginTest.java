@@ -12,9 +12,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.Base64;
-import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -86,20 +84,7 @@ class HttpProxyPluginTest {
         try (Socket s = connect()) {
             send(s, "CONNECT 127.0.0.1:" + echo.port() + " HTTP/1.1\r\nHost: 127.0.0.1:" + echo.port() + "\r\n" + AUTH + "\r\n");
             assertThat(Targets.readHead(s.getInputStream())).startsWith("HTTP/1.1 200 Connection established\r\n");
-            byte[] payload = new byte[3 * 1024 * 1024 + 17];
-            new Random(7).nextBytes(payload);
-            Thread writer = new Thread(() -> {
-                try {
-                    s.getOutputStream().write(payload);
-                    s.shutdownOutput();
-                } catch (IOException ignored) {
-                    // the read side reports it
-                }
-            });
-            writer.start();
-            byte[] back = s.getInputStream().readAllBytes();
-            writer.join();
-            assertThat(Arrays.equals(back, payload)).as("echoed bytes equal the sent ones").isTrue();
+            Targets.assertEchoes(s, 3 * 1024 * 1024 + 17, 7);
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.tunnel.client.plugin;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -9,6 +11,8 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Random;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 
@@ -55,6 +59,27 @@ final class Targets implements AutoCloseable {
     /** Records the head, answers {@code 101 Switching Protocols}, then echoes. */
     static Targets upgrading() throws IOException {
         return new Targets(Kind.UPGRADE);
+    }
+
+    /**
+     * Sends {@code size} random bytes (from {@code seed}) through {@code s}, an open path to an
+     * echo target, then half-closes it, and checks that the same bytes come back before the EOF.
+     */
+    static void assertEchoes(Socket s, int size, long seed) throws Exception {
+        byte[] payload = new byte[size];
+        new Random(seed).nextBytes(payload);
+        Thread writer = new Thread(() -> {
+            try {
+                s.getOutputStream().write(payload);
+                s.shutdownOutput();
+            } catch (IOException ignored) {
+                // the read side reports it
+            }
+        });
+        writer.start();
+        byte[] back = s.getInputStream().readAllBytes();
+        writer.join();
+        assertThat(Arrays.equals(back, payload)).as("echoed bytes equal the sent ones").isTrue();
     }
 
     InetSocketAddress address() {

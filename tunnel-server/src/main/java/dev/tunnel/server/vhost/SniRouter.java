@@ -2,13 +2,9 @@ package dev.tunnel.server.vhost;
 
 import dev.tunnel.runtime.BurstLog;
 import dev.tunnel.server.vhost.RouteTable.Entry;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.ssl.AbstractSniHandler;
-import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -69,18 +65,14 @@ public final class SniRouter extends AbstractSniHandler<Entry<VhostTarget>> {
             return;
         }
         Channel ch = ctx.channel();
-        Holder holder = new Holder(ch.alloc().compositeBuffer());
+        HeldBytes holder = new HeldBytes(ch, null);
         // The bytes read so far (ClientHello and all) reach the holder once this handler has
         // left, right after this call returns; the task below runs after that.
         ctx.pipeline().replace(this, "sniBytes", holder);
         ch.eventLoop().execute(() -> {
-            ch.pipeline().remove(holder);
-            if (!ch.isActive()) {
-                holder.bytes.release();
-                return;
+            if (holder.carryTo(found.target())) {
+                log.debug("{} TLS for [{}] -> proxy [{}]", ch, found.domain(), found.owner());
             }
-            log.debug("{} TLS for [{}] -> proxy [{}]", ch, found.domain(), found.owner());
-            found.target().carry(ch, holder.bytes);
         });
     }
 
@@ -95,23 +87,5 @@ public final class SniRouter extends AbstractSniHandler<Entry<VhostTarget>> {
         vhost.counters().tlsUnrouted.incrementAndGet();
         UNROUTED_LOG.warn("{} closing connection on the vhost HTTPS port: {}", ctx.channel(), cause.toString());
         ctx.close();
-    }
-
-    /** Keeps the bytes read before the connection was routed. */
-    private static final class Holder extends ChannelInboundHandlerAdapter {
-        final CompositeByteBuf bytes;
-
-        Holder(CompositeByteBuf bytes) {
-            this.bytes = bytes;
-        }
-
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            if (msg instanceof ByteBuf buf) {
-                bytes.addComponent(true, buf);
-            } else {
-                ReferenceCountUtil.release(msg);
-            }
-        }
     }
 }

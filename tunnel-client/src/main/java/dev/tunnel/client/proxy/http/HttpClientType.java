@@ -2,11 +2,8 @@ package dev.tunnel.client.proxy.http;
 
 import dev.tunnel.client.config.ProxyConfig;
 import dev.tunnel.client.proxy.ClientProxyType;
-import dev.tunnel.client.proxy.LocalDialer;
-import dev.tunnel.client.proxy.tcp.TcpDialer;
 import dev.tunnel.config.ValueChecks;
 import dev.tunnel.protocol.Options;
-import java.net.InetSocketAddress;
 
 /**
  * {@code type = "http"}: the server's shared {@code vhostHTTPPort} routes requests for the
@@ -32,9 +29,7 @@ public final class HttpClientType implements ClientProxyType {
 
     @Override
     public Options options(ProxyConfig proxy) {
-        return Options.builder()
-                .putList("customDomains", proxy.customDomains)
-                .put("subdomain", proxy.subdomain)
+        return VhostKeys.routedByName(proxy)
                 .putList("locations", proxy.locations)
                 .put("httpUser", proxy.httpUser)
                 .put("httpPassword", proxy.httpPassword)
@@ -42,12 +37,6 @@ public final class HttpClientType implements ClientProxyType {
                 .putMap("requestHeaders.set", proxy.requestHeaders.set)
                 .putMap("responseHeaders.set", proxy.responseHeaders.set)
                 .put("routeByHTTPUser", proxy.routeByHTTPUser)
-                .put("transport.proxyProtocolVersion", proxy.transport.proxyProtocolVersion)
                 .build();
-    }
-
-    @Override
-    public LocalDialer dialer(ProxyConfig proxy, InetSocketAddress local) {
-        return new TcpDialer(local);
     }
 }

@@ -2,11 +2,8 @@ package dev.tunnel.client.proxy.http;
 
 import dev.tunnel.client.config.ProxyConfig;
 import dev.tunnel.client.proxy.ClientProxyType;
-import dev.tunnel.client.proxy.LocalDialer;
-import dev.tunnel.client.proxy.tcp.TcpDialer;
 import dev.tunnel.config.ValueChecks;
 import dev.tunnel.protocol.Options;
-import java.net.InetSocketAddress;
 
 /**
  * {@code type = "https"}: the server's shared {@code vhostHTTPSPort} routes TLS connections whose
@@ -29,15 +26,6 @@ public final class HttpsClientType implements ClientProxyType {
 
     @Override
     public Options options(ProxyConfig proxy) {
-        return Options.builder()
-                .putList("customDomains", proxy.customDomains)
-                .put("subdomain", proxy.subdomain)
-                .put("transport.proxyProtocolVersion", proxy.transport.proxyProtocolVersion)
-                .build();
-    }
-
-    @Override
-    public LocalDialer dialer(ProxyConfig proxy, InetSocketAddress local) {
-        return new TcpDialer(local);
+        return VhostKeys.routedByName(proxy).build();
     }
 }

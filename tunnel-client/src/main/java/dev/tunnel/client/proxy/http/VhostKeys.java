@@ -2,6 +2,7 @@ package dev.tunnel.client.proxy.http;
 
 import dev.tunnel.client.config.ProxyConfig;
 import dev.tunnel.config.ValueChecks;
+import dev.tunnel.protocol.Options;
 import java.util.List;
 
 /**
@@ -13,6 +14,17 @@ public final class VhostKeys {
     static final List<String> PROXY_PROTOCOL_VERSIONS = List.of("", "v1", "v2");
 
     private VhostKeys() {
+    }
+
+    /**
+     * The {@code NEW_PROXY} options of every type the server routes by name: the names
+     * ({@code customDomains}, {@code subdomain}) and {@code transport.proxyProtocolVersion}.
+     */
+    public static Options.Builder routedByName(ProxyConfig p) {
+        return Options.builder()
+                .putList("customDomains", p.customDomains)
+                .put("subdomain", p.subdomain)
+                .put("transport.proxyProtocolVersion", p.transport.proxyProtocolVersion);
     }
 
     /** The checks of an http ({@code http = true}) or https proxy at {@code key}. */

@@ -2,12 +2,10 @@ package dev.tunnel.client.proxy.tcp;
 
 import dev.tunnel.client.config.ProxyConfig;
 import dev.tunnel.client.proxy.ClientProxyType;
-import dev.tunnel.client.proxy.LocalDialer;
 import dev.tunnel.client.proxy.secret.SecretClientType;
 import dev.tunnel.client.proxy.http.VhostKeys;
 import dev.tunnel.config.ValueChecks;
 import dev.tunnel.protocol.Options;
-import java.net.InetSocketAddress;
 import java.util.List;
 
 /**
@@ -39,10 +37,5 @@ public final class TcpClientType implements ClientProxyType {
             options.put("transport.proxyProtocolVersion", proxy.transport.proxyProtocolVersion);
         }
         return options.build();
-    }
-
-    @Override
-    public LocalDialer dialer(ProxyConfig proxy, InetSocketAddress local) {
-        return new TcpDialer(local);
     }
 }

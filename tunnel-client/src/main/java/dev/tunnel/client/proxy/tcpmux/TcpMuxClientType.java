@@ -2,12 +2,9 @@ package dev.tunnel.client.proxy.tcpmux;
 
 import dev.tunnel.client.config.ProxyConfig;
 import dev.tunnel.client.proxy.ClientProxyType;
-import dev.tunnel.client.proxy.LocalDialer;
 import dev.tunnel.client.proxy.http.VhostKeys;
-import dev.tunnel.client.proxy.tcp.TcpDialer;
 import dev.tunnel.config.ValueChecks;
 import dev.tunnel.protocol.Options;
-import java.net.InetSocketAddress;
 import java.util.List;
 
 /**
@@ -33,20 +30,12 @@ public final class TcpMuxClientType implements ClientProxyType {
 
     @Override
     public Options options(ProxyConfig proxy) {
-        return Options.builder()
+        return VhostKeys.routedByName(proxy)
                 .put("multiplexer", proxy.multiplexer)
-                .putList("customDomains", proxy.customDomains)
-                .put("subdomain", proxy.subdomain)
                 .put("httpUser", proxy.httpUser)
                 .put("httpPassword", proxy.httpPassword)
                 .put("routeByHTTPUser", proxy.routeByHTTPUser)
-                .put("transport.proxyProtocolVersion", proxy.transport.proxyProtocolVersion)
                 .build();
-    }
-
-    @Override
-    public LocalDialer dialer(ProxyConfig proxy, InetSocketAddress local) {
-        return new TcpDialer(local);
     }
 
     /** No port of its own: reached on the server's tcpmuxHTTPConnectPort. */

@@ -2,6 +2,7 @@ package dev.tunnel.server.proxy.tcpmux;
 
 import dev.tunnel.runtime.BurstLog;
 import dev.tunnel.server.vhost.BasicCredentials;
+import dev.tunnel.server.vhost.HeldBytes;
 import dev.tunnel.server.vhost.HostNames;
 import dev.tunnel.server.vhost.HttpRoute;
 import dev.tunnel.server.vhost.RouteTable;
@@ -124,22 +125,14 @@ final class HttpConnectRouter extends ChannelInboundHandlerAdapter {
             }
         }
         Channel ch = ctx.channel();
-        ByteBuf head = passthrough ? encode(request) : null;
-        Holder holder = new Holder(ch.alloc().compositeBuffer());
-        if (head != null) {
-            holder.bytes.addComponent(true, head);
-        }
+        HeldBytes holder = new HeldBytes(ch, passthrough ? encode(request) : null);
         // Bytes the codec holds behind the head reach the holder when the codec leaves.
         ctx.pipeline().replace(this, "tcpmuxBytes", holder);
         ch.pipeline().remove(codecName);
         Runnable handOn = () -> {
-            ch.pipeline().remove(holder);
-            if (!ch.isActive()) {
-                holder.bytes.release();
-                return;
+            if (holder.carryTo(target.target())) {
+                log.debug("{} tcpmux CONNECT [{}] -> proxy [{}]", ch, host, route.owner());
             }
-            log.debug("{} tcpmux CONNECT [{}] -> proxy [{}]", ch, host, route.owner());
-            target.target().carry(ch, holder.bytes);
         };
         if (passthrough) {
             ch.eventLoop().execute(handOn);
@@ -149,9 +142,7 @@ final class HttpConnectRouter extends ChannelInboundHandlerAdapter {
                         if (f.isSuccess()) {
                             handOn.run();
                         } else {
-                            ch.pipeline().remove(holder);
-                            holder.bytes.release();
-                            ch.close();
+                            holder.drop();
                         }
                     });
         }
@@ -187,23 +178,5 @@ final class HttpConnectRouter extends ChannelInboundHandlerAdapter {
             response.headers().set(HttpHeaderNames.PROXY_AUTHENTICATE, "Basic realm=\"tunnel\"");
         }
         ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
-    }
-
-    /** Keeps the bytes read behind the head until the connection is handed on. */
-    private static final class Holder extends ChannelInboundHandlerAdapter {
-        final CompositeByteBuf bytes;
-
-        Holder(CompositeByteBuf bytes) {
-            this.bytes = bytes;
-        }
-
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            if (msg instanceof ByteBuf buf) {
-                bytes.addComponent(true, buf);
-            } else {
-                ReferenceCountUtil.release(msg);
-            }
-        }
     }
 }
