@@ -10,6 +10,7 @@
 #
 #   bench/vhost.sh              uses this tree's jars (mvn -B -q -DskipTests package first)
 #   options (env): ROUNDS=3 D=5 (wrk seconds) SIZE_MB=1024 TESTS="ka close down up" KEEP_WORK=1
+#                  COLS="vhost tcp nginx" (columns to run; a profile wants one)
 #                  JAVA_OPTS="..." (both tunnel processes)
 #
 # Listens on 127.0.0.1:19400-19429 only; everything it starts is stopped on exit.
@@ -134,7 +135,7 @@ for i in $(seq 1 50); do curl -sf -H 'Host: bench.test' http://127.0.0.1:$VHOST/
 # in front of the tcp proxy).
 declare -A PORT=([vhost]=$VHOST [tcp]=$TCP [nginx]=$FRONT)
 declare -A SPORT=([vhost]=$VHOST [tcp]=$TCPSINK [nginx]=$FRONT)
-COLUMNS=(vhost tcp nginx)
+read -r -a COLUMNS_RUN <<< "${COLS:-vhost tcp nginx}"
 tunnel_ticks() { # CPU clock ticks (user + system) of the two tunnel processes so far
   awk '{ t += $14 + $15 } END { print t }' /proc/$SERVER_PID/stat /proc/$CLIENT_PID/stat
 }
@@ -167,7 +168,7 @@ up_mbs() {
 }
 
 log "warm-up (work dir $WORK)"
-for col in "${COLUMNS[@]}"; do
+for col in "${COLUMNS_RUN[@]}"; do
   wrk -t1 -c20 -d3s -H 'Host: bench.test' "http://127.0.0.1:${PORT[$col]}/ping" > /dev/null 2>&1 || true
   wrk -t1 -c20 -d2s -H 'Host: bench.test' -H 'Connection: close' "http://127.0.0.1:${PORT[$col]}/ping" > /dev/null 2>&1 || true
 done
@@ -175,7 +176,7 @@ done
 RES=$WORK/results.txt; : > "$RES"
 for r in $(seq 1 "$ROUNDS"); do
   for test in $TESTS; do
-    for col in "${COLUMNS[@]}"; do
+    for col in "${COLUMNS_RUN[@]}"; do
       cpu=
       case $test in
         ka) read -r v cpu <<< "$(wrk_rps "${PORT[$col]}")" ;;

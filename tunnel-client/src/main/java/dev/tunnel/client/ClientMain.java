@@ -3,7 +3,6 @@ package dev.tunnel.client;
 import dev.tunnel.client.admin.AdminCommands;
 import dev.tunnel.client.config.ClientConfig;
 import dev.tunnel.config.ConfigException;
-import dev.tunnel.runtime.LogSetup;
 import dev.tunnel.runtime.SmallVpsJvm;
 import dev.tunnel.runtime.TunnelCommand;
 import dev.tunnel.runtime.VerifyCommand;
@@ -37,14 +36,11 @@ public final class ClientMain extends TunnelCommand {
 
     @Override
     protected int run(Path config) throws Exception {
-        ClientConfig cfg;
-        try {
-            cfg = ClientConfig.load(config);
-        } catch (ConfigException e) {
-            System.err.println(e.getMessage());
+        ClientConfig cfg = loadOrReport(config, ClientConfig::load);
+        if (cfg == null) {
             return 1;
         }
-        LogSetup.apply(cfg.log.level, cfg.log.to, cfg.log.maxDays);
+        cfg.log.apply();
         TunnelClient client;
         try {
             client = TunnelClient.start(cfg);

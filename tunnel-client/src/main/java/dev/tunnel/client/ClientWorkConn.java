@@ -10,8 +10,9 @@ import dev.tunnel.protocol.PrefaceDecoder.PrefaceEvent;
 import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.protocol.auth.ChannelBinding;
 import dev.tunnel.protocol.auth.LoginProof;
-import dev.tunnel.protocol.auth.WorkConnProof;
+import dev.tunnel.protocol.auth.ConnectionProof;
 import dev.tunnel.protocol.relay.PipeRelay;
+import dev.tunnel.tls.TlsSessions;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -30,7 +31,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The client's end of one work connection (pool mode) while it waits in the server's pool:
  * sends the preface, waits for the server's preface and {@code CHALLENGE}, and answers with
- * {@code NEW_WORK_CONN} (a {@link WorkConnProof} over the session id, the server's nonce of this
+ * {@code NEW_WORK_CONN} (a {@link ConnectionProof#WORK_CONN} proof over the session id, the server's nonce of this
  * connection, a fresh client nonce and the certificate this connection saw; never the token).
  * The certificate must be the one the control connection's login was proven for (and the pin,
  * if any). Then it sends nothing and waits for {@code START_WORK_CONN}. The server's keepalive pings are
@@ -57,34 +58,50 @@ final class ClientWorkConn extends ChannelInboundHandlerAdapter {
 
         /** The work connection's TLS handshake succeeded (its event loop). */
         void handshaken(SslHandler tls);
+
+        /**
+         * The work connection offered X25519 alone and its handshake did not resume: it is being
+         * closed unused, and one should be opened in its place with the default groups.
+         */
+        void reopenWithDefaultGroups(Channel abandoned);
     }
 
     private final ClientCredentials credentials;
     private final String sessionId;
     private final ChannelBinding loginBinding;
     private final Starter starter;
+    /** The handshake offers X25519 alone: usable only if it resumes ({@link TlsSessions}). */
+    private final boolean x25519Only;
     private boolean answered;
 
-    private ClientWorkConn(ClientCredentials credentials, String sessionId, ChannelBinding loginBinding, Starter starter) {
+    private ClientWorkConn(ClientCredentials credentials, String sessionId, ChannelBinding loginBinding, Starter starter,
+                           boolean x25519Only) {
         this.credentials = credentials;
         this.sessionId = sessionId;
         this.loginBinding = loginBinding;
         this.starter = starter;
+        this.x25519Only = x25519Only;
     }
 
     /**
      * The whole pipeline of a client work connection; see {@link TunnelPipeline}.
      *
      * @param loginBinding the certificate binding the control connection's login was proven for
+     * @param expectResumption a session ticket is probably at hand: offer X25519 alone, and give the
+     *                         connection up if its handshake is full after all ({@link TlsSessions})
      */
     static void initPipeline(SocketChannel ch, Settings settings, String sessionId, ChannelBinding loginBinding,
-                             Starter starter) {
+                             Starter starter, boolean expectResumption) {
         ChannelPipeline p = ch.pipeline();
+        boolean x25519Only = false;
         if (settings.tls() != null) {
-            p.addLast(TunnelPipeline.TLS, settings.tls().apply(ch));
+            SslHandler tls = settings.tls().apply(ch);
+            x25519Only = expectResumption && TlsSessions.offerX25519Only(tls);
+            p.addLast(TunnelPipeline.TLS, tls);
         }
         TunnelPipeline.addClientWorkConn(p);
-        p.addLast(TunnelPipeline.WORK_CONN, new ClientWorkConn(settings.credentials(), sessionId, loginBinding, starter));
+        p.addLast(TunnelPipeline.WORK_CONN, new ClientWorkConn(settings.credentials(), sessionId, loginBinding, starter,
+                x25519Only));
     }
 
     @Override
@@ -114,7 +131,7 @@ final class ClientWorkConn extends ChannelInboundHandlerAdapter {
             return false;
         }
         String nonce = LoginProof.newNonce();
-        String proof = WorkConnProof.compute(credentials.token(), credentials.user(), sessionId,
+        String proof = ConnectionProof.WORK_CONN.compute(credentials.token(), credentials.user(), sessionId,
                 challenge.serverNonce(), nonce, seen);
         ctx.writeAndFlush(new ControlFrame(new NewWorkConn(sessionId, System.currentTimeMillis(), nonce, proof)));
         return true;
@@ -133,7 +150,15 @@ final class ClientWorkConn extends ChannelInboundHandlerAdapter {
                 ctx.close();
                 return;
             }
-            starter.handshaken(ctx.pipeline().get(SslHandler.class));
+            SslHandler tls = ctx.pipeline().get(SslHandler.class);
+            if (x25519Only && TlsSessions.needsDefaultGroups(tls)) {
+                // before the server's tickets arrive: nothing of this handshake is used or kept
+                log.debug("{} work connection: offered X25519 alone and did not resume: made again", ctx.channel());
+                starter.reopenWithDefaultGroups(ctx.channel());
+                ctx.close();
+                return;
+            }
+            starter.handshaken(tls);
         }
         ctx.fireUserEventTriggered(evt);
     }

@@ -7,7 +7,7 @@ import dev.tunnel.protocol.Preface;
 import dev.tunnel.protocol.PrefaceDecoder.PrefaceEvent;
 import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.protocol.auth.ChannelBinding;
-import dev.tunnel.protocol.auth.LaneProof;
+import dev.tunnel.protocol.auth.ConnectionProof;
 import dev.tunnel.protocol.auth.LoginProof;
 import dev.tunnel.protocol.mux.BulkLane;
 import dev.tunnel.protocol.mux.MuxSession;
@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * Opens a session's bulk lane (mux mode, {@code transport.tcpMuxExpressLane = true}, and a server
  * that offers {@code mux.expressLane}): a second TCP (and TLS) connection to the server, on the
  * session's own event loop, with the control connection's local address and keepalive. It
- * answers the server's challenge on it with {@code JOIN_LANE} (a {@link LaneProof} over the
+ * answers the server's challenge on it with {@code JOIN_LANE} (a {@link ConnectionProof#LANE} proof over the
  * session id, the server's nonce of this connection, a fresh client nonce and the certificate
  * this connection saw, which must be the login's and match the pin; never the token). Right
  * after the join it becomes the session's bulk lane ({@link MuxSession#attachBulkLane}); from
@@ -168,7 +168,7 @@ final class LaneConnector {
                         + (loginBinding.isNone() ? "no TLS" : loginBinding.fingerprint()) + ")";
             }
             String nonce = LoginProof.newNonce();
-            String proof = LaneProof.compute(settings.credentials().token(), settings.credentials().user(), sessionId,
+            String proof = ConnectionProof.LANE.compute(settings.credentials().token(), settings.credentials().user(), sessionId,
                     challenge.serverNonce(), nonce, seen);
             ctx.writeAndFlush(new ControlFrame(new JoinLane(sessionId, System.currentTimeMillis(), nonce, proof)));
             return null;

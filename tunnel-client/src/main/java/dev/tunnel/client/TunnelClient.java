@@ -13,7 +13,6 @@ import dev.tunnel.protocol.mux.MuxSession;
 import dev.tunnel.protocol.mux.MemoryLimit;
 import dev.tunnel.protocol.mux.MuxSettings;
 import dev.tunnel.tls.TlsContexts;
-import dev.tunnel.tls.TlsFiles;
 import dev.tunnel.protocol.transport.LastWrites;
 import dev.tunnel.protocol.transport.KeepAlive;
 import dev.tunnel.protocol.transport.Transports;
@@ -30,7 +29,6 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -121,7 +119,7 @@ public final class TunnelClient implements AutoCloseable {
     public static TunnelClient start(ClientConfig config, ClientProxyTypes types) throws Exception {
         ClientConfig.Tls tls = config.transport.tls;
         SslContext ssl = tls.enable
-                ? TlsContexts.client(new TlsFiles(path(tls.certFile), path(tls.keyFile), path(tls.trustedCaFile)),
+                ? TlsContexts.client(tls.files(),
                 tls.trustedCaFile != null && !tls.trustedCaFile.isEmpty())
                 : null;
         log.info("I/O transport: {}", Transports.use(config.transport.ioUring));
@@ -440,7 +438,4 @@ public final class TunnelClient implements AutoCloseable {
         }
     }
 
-    private static Path path(String file) {
-        return file == null || file.isEmpty() ? null : Path.of(file);
-    }
 }

@@ -60,6 +60,12 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
     private Channel control;
     private String sessionId;
     private ChannelBinding loginBinding;
+    /**
+     * The session's first request (its initial pool) has been served. Its connections offer the
+     * default key-exchange groups: the login left few session tickets, and they bring more; later
+     * connections expect to resume and offer X25519 alone ({@link TlsSessions}).
+     */
+    private boolean filled;
 
     WorkConnector(ClientWorkConn.Settings settings, ProxyManager proxies, ChannelGroup localConns) {
         this.settings = settings;
@@ -81,7 +87,8 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
                 }
             } else if (frame.message() instanceof ReqWorkConn request && sessionId != null) {
                 if (ctx.channel().isActive()) { // not after the control handler refused the login result
-                    open(Math.max(0, Math.min(request.count(), MAX_PER_REQUEST)));
+                    open(Math.max(0, Math.min(request.count(), MAX_PER_REQUEST)), filled);
+                    filled = true;
                 }
                 return;
             }
@@ -100,6 +107,7 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
             log.info("{} session {} ended: work connections: {}", ctx.channel(), sessionId, tls);
         }
         sessionId = null;
+        filled = false;
         for (Channel work : idle.toArray(new Channel[0])) {
             work.close();
         }
@@ -107,9 +115,10 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
         ctx.fireChannelInactive();
     }
 
-    private void open(int count) {
+    /** Opens {@code count} work connections; {@code expectResumption}: they offer X25519 alone. */
+    private void open(int count, boolean expectResumption) {
         for (int i = 0; i < count; i++) {
-            ChannelInitializerImpl init = new ChannelInitializerImpl(sessionId, loginBinding);
+            ChannelInitializerImpl init = new ChannelInitializerImpl(sessionId, loginBinding, expectResumption);
             Bootstrap bootstrap = new Bootstrap()
                     .group(control.eventLoop().parent())
                     .channel(Transports.socketChannel())
@@ -141,21 +150,34 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
         public void handshaken(SslHandler workTls) {
             tls.record(workTls);
         }
+
+        @Override
+        public void reopenWithDefaultGroups(Channel abandoned) {
+            tls.abandoned();
+            idle.remove(abandoned);
+            control.eventLoop().execute(() -> {
+                if (sessionId != null && control.isActive()) {
+                    open(1, false);
+                }
+            });
+        }
     };
 
     /** Builds a work connection's pipeline; see {@link ClientWorkConn}. */
     private final class ChannelInitializerImpl extends ChannelInitializer<SocketChannel> {
         private final String session;
         private final ChannelBinding loginBinding;
+        private final boolean expectResumption;
 
-        ChannelInitializerImpl(String session, ChannelBinding loginBinding) {
+        ChannelInitializerImpl(String session, ChannelBinding loginBinding, boolean expectResumption) {
             this.session = session;
             this.loginBinding = loginBinding;
+            this.expectResumption = expectResumption;
         }
 
         @Override
         protected void initChannel(SocketChannel ch) {
-            ClientWorkConn.initPipeline(ch, settings, session, loginBinding, starter);
+            ClientWorkConn.initPipeline(ch, settings, session, loginBinding, starter, expectResumption);
         }
     }
 

@@ -5,11 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.tunnel.e2e.TunnelExtension.Mode;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -29,21 +25,7 @@ class PoolModeTest {
     void parallelConnectionsEchoEveryByte(boolean tls) throws Exception {
         EchoServer echo = tunnel.echoServer();
         int port = tunnel.builder().mode(Mode.POOL).tls(tls).proxy("echo", echo.port()).start().port("echo");
-        ExecutorService threads = Executors.newFixedThreadPool(8);
-        try {
-            List<Future<Payloads.Summary>> answers = new ArrayList<>();
-            List<byte[]> sent = new ArrayList<>();
-            for (int i = 0; i < 8; i++) {
-                byte[] data = Payloads.random(2 * 1024 * 1024, i);
-                sent.add(data);
-                answers.add(threads.submit(() -> PublicClient.roundTrip(port, data)));
-            }
-            for (int i = 0; i < 8; i++) {
-                assertThat(answers.get(i).get()).as("connection %d", i).isEqualTo(Payloads.summary(sent.get(i)));
-            }
-        } finally {
-            threads.shutdownNow();
-        }
+        PublicClient.roundTripsInParallel(port, 8, i -> Payloads.random(2 * 1024 * 1024, i));
     }
 
     @Test
@@ -64,9 +46,7 @@ class PoolModeTest {
      */
     @Test
     void replacementWorkConnectionsResumeTheirTlsSession() throws Exception {
-        EchoServer echo = tunnel.echoServer();
-        TunnelExtension.Tunnel t = tunnel.builder().mode(Mode.POOL).tls(true).client(c -> c.transport.poolCount = 1)
-                .proxy("echo", echo.port()).start();
+        TunnelExtension.Tunnel t = tlsPoolOfOne();
         int port = t.port("echo");
         int connections = 20;
         for (int i = 0; i < connections; i++) {
@@ -87,8 +67,37 @@ class PoolModeTest {
         }
     }
 
+    /**
+     * Replacement work connections offer X25519 alone and expect to resume; a burst that finds
+     * too few session tickets makes some of them full handshakes, which the client gives up and
+     * makes again with the default groups. Every public connection is still served, its bytes
+     * intact.
+     */
+    @Test
+    void aBurstBeyondTheSessionTicketsAtHandIsServedOnConnectionsMadeAgain() throws Exception {
+        TunnelExtension.Tunnel t = tlsPoolOfOne();
+        int connections = 30;
+        PublicClient.roundTripsInParallel(t.port("echo"), connections, i -> Payloads.random(10_000 + i, i));
+        t.client().close();
+        Matcher client = await("the client's count of work connections").atMost(Duration.ofSeconds(10))
+                .until(() -> workConnCounts("WorkConnector"), m -> m != null);
+        assertThat(client.group(3)).as("handshakes made again with the default groups").isNotNull();
+        assertThat(Integer.parseInt(client.group(3))).isPositive();
+        Matcher server = await("the server's count of work connections").atMost(Duration.ofSeconds(10))
+                .until(() -> workConnCounts("WorkConnPool"), m -> m != null);
+        assertThat(server.group(3)).as("the server never sees an abandoned handshake's connection").isNull();
+        assertThat(Integer.parseInt(server.group(2))).isGreaterThanOrEqualTo(connections);
+    }
+
+    /** A tunnel in pool mode with TLS and {@code poolCount = 1}, carrying proxy "echo" to an echo server. */
+    private TunnelExtension.Tunnel tlsPoolOfOne() throws Exception {
+        return tunnel.builder().mode(Mode.POOL).tls(true).client(c -> c.transport.poolCount = 1)
+                .proxy("echo", tunnel.echoServer().port()).start();
+    }
+
     private static Matcher workConnCounts(String logger) {
-        Pattern line = Pattern.compile(logger + " - .* ended: work connections: (\\d+) of (\\d+) TLS handshakes resumed");
+        Pattern line = Pattern.compile(logger + " - .* ended: work connections: (\\d+) of (\\d+) TLS handshakes resumed"
+                + "(?:, (\\d+) made again with the default groups)?");
         for (String l : CapturedLogs.snapshot()) {
             Matcher m = line.matcher(l);
             if (m.find()) {

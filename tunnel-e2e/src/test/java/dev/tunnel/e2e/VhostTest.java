@@ -240,6 +240,31 @@ class VhostTest {
         CompletableFuture.allOf(runs.toArray(new CompletableFuture[0])).get(40, TimeUnit.SECONDS);
     }
 
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Mode.class)
+    void newPublicConnectionsReuseTheConnectionToTheAppTheLastOneLeft(Mode mode) throws Exception {
+        WebApp a = tunnel.closeAfterTest(new WebApp("a"));
+        tunnel.builder().mode(mode).server(this::vhostServer).client(c -> c.proxies.add(http("a", a.port(), "a.example.test")))
+                .start();
+        java.util.Set<String> appConnections = new java.util.HashSet<>();
+        for (int i = 0; i < 5; i++) {
+            try (HttpClientConn conn = new HttpClientConn(vhostPort)) {
+                String text = conn.get("a.example.test", "/n" + i, "Connection: close").text();
+                assertThat(text).startsWith("app=a path=/n" + i + " ").contains(" connection=null");
+                appConnections.add(text.replaceAll(".* conn=(\\d+) .*", "$1"));
+                assertThat(conn.closedByServer()).isTrue();
+            }
+        }
+        assertThat(appConnections).as("one connection to the app carried every visitor's request").hasSize(1);
+        // a visitor that leaves in the middle of a response does not leave its connection to others
+        try (HttpClientConn conn = new HttpClientConn(vhostPort)) {
+            conn.send("GET /bytes/4000000 HTTP/1.1\r\nHost: a.example.test\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        }
+        try (HttpClientConn conn = new HttpClientConn(vhostPort)) {
+            assertThat(conn.get("a.example.test", "/after").text()).startsWith("app=a path=/after ");
+        }
+    }
+
     @Test
     void theFirstResponseByteOfANewConnectionCostsOneLinkRoundTrip() throws Exception {
         WebApp a = tunnel.closeAfterTest(new WebApp("a"));

@@ -105,7 +105,7 @@ public sealed interface ControlMessage {
     /**
      * Client to server, pool mode: the first message on a new work connection, the answer to the
      * server's preface and {@link Challenge} on it. {@code nonce} is the client nonce, {@code proof}
-     * is {@link dev.tunnel.protocol.auth.WorkConnProof} over the session id and both nonces;
+     * is {@link dev.tunnel.protocol.auth.ConnectionProof#WORK_CONN} over the session id and both nonces;
      * {@code timestampMillis} is informational.
      */
     record NewWorkConn(String sessionId, long timestampMillis, String nonce, String proof) implements ControlMessage {
@@ -115,7 +115,7 @@ public sealed interface ControlMessage {
      * Client to server, mux mode with {@link Capabilities#EXPRESS_LANE}: the first message on
      * the session's second connection (its bulk lane), the answer to the server's preface and
      * {@link Challenge} on it, as {@link NewWorkConn} is in pool mode. {@code proof} is
-     * {@link dev.tunnel.protocol.auth.LaneProof} over the session id and both nonces;
+     * {@link dev.tunnel.protocol.auth.ConnectionProof#LANE} over the session id and both nonces;
      * {@code timestampMillis} is informational. A session takes one bulk lane.
      */
     record JoinLane(String sessionId, long timestampMillis, String nonce, String proof) implements ControlMessage {

@@ -22,12 +22,13 @@ import java.util.concurrent.TimeUnit;
  *
  * <h3>Tunnel connection, server side, logged in</h3>
  * <pre>
- *  socket ─▶ [tls] ─▶ frameDecoder ─▶ frameEncoder ─▶ idle ─▶ heartbeat ─▶ mux ─▶ control
+ *  socket ─▶ [tls] ─▶ frameDecoder ─▶ frameEncoder ─▶ idle ─▶ heartbeat ─▶ [pluginPings] ─▶ mux ─▶ control
  * </pre>
  * On a valid login {@code control} puts the session's handlers in ({@link #addServerSession})
  * and removes {@code controlDecoder}, whose held bytes (the proxies the client sent behind its
  * login) go to {@code frameDecoder}. {@code mux} is the {@link MuxSession}; {@code control}
- * handles proxies.
+ * handles proxies. {@code pluginPings} is there when a server plugin subscribed to Ping: it
+ * sees the client's pings on their way to {@code mux}, which answers them.
  *
  * <h3>Tunnel connection, client side</h3>
  * <pre>
@@ -103,6 +104,7 @@ public final class TunnelPipeline {
     public static final String IDLE = "idle";
     public static final String HEARTBEAT = "heartbeat";
     public static final String MUX = "mux";
+    public static final String PLUGIN_PINGS = "pluginPings";
     public static final String CONTROL = "control";
     public static final String RELAY = "relay";
     public static final String BANDWIDTH = "bandwidth";

@@ -1,5 +1,6 @@
 package dev.tunnel.runtime;
 
+import dev.tunnel.config.ConfigException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -45,6 +46,22 @@ public abstract class TunnelCommand implements Callable<Integer> {
 
     /** Runs the service from {@code config} until it stops; returns the exit status. */
     protected abstract int run(Path config) throws Exception;
+
+    /** How a jar reads its config file: loads and validates it, throwing every error found. */
+    @FunctionalInterface
+    protected interface ConfigFile<C> {
+        C load(Path file) throws ConfigException;
+    }
+
+    /** The config in {@code file}, or null after printing every error in it (the caller then exits 1). */
+    protected static <C> C loadOrReport(Path file, ConfigFile<C> config) {
+        try {
+            return config.load(file);
+        } catch (ConfigException e) {
+            System.err.println(e.getMessage());
+            return null;
+        }
+    }
 
     /** Prints why the service could not start, prefixed with the command's name; returns status 1. */
     protected static int cannotStart(String name, Exception e) {

@@ -8,6 +8,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -21,23 +22,29 @@ import picocli.CommandLine;
 public abstract class CommandLineContract {
     private final StringWriter out = new StringWriter();
     private final StringWriter err = new StringWriter();
+    private final Supplier<Object> command;
+    private final String name;
+    private final String validConfig;
+    private final String invalidConfig;
+    private final String[] invalidConfigMentions;
 
-    /** A new instance of the jar's main command ({@code new ServerMain()}). */
-    protected abstract Object command();
-
-    /** What {@code --version} prints first ("tunnel-server"). */
-    protected abstract String name();
-
-    protected abstract String validConfig();
-
-    /** A config with an out-of-range value and a misspelled key. */
-    protected abstract String invalidConfig();
-
-    /** What the errors for {@link #invalidConfig()} must mention (key, value, suggestion). */
-    protected abstract String[] invalidConfigMentions();
+    /**
+     * @param command               a new instance of the jar's main command ({@code ServerMain::new})
+     * @param name                  what {@code --version} prints first ("tunnel-server")
+     * @param invalidConfig         a config with an out-of-range value and a misspelled key
+     * @param invalidConfigMentions what the errors for {@code invalidConfig} must mention (key, value, suggestion)
+     */
+    protected CommandLineContract(Supplier<Object> command, String name, String validConfig, String invalidConfig,
+                                  String... invalidConfigMentions) {
+        this.command = command;
+        this.name = name;
+        this.validConfig = validConfig;
+        this.invalidConfig = invalidConfig;
+        this.invalidConfigMentions = invalidConfigMentions;
+    }
 
     private int run(String... args) {
-        CommandLine cli = new CommandLine(command());
+        CommandLine cli = new CommandLine(command.get());
         cli.setOut(new PrintWriter(out, true));
         cli.setErr(new PrintWriter(err, true));
         return cli.execute(args);
@@ -45,13 +52,13 @@ public abstract class CommandLineContract {
 
     @Test
     void verifyAcceptsAValidConfig(@TempDir Path dir) throws Exception {
-        Path file = Files.writeString(dir.resolve("config.toml"), validConfig());
+        Path file = Files.writeString(dir.resolve("config.toml"), validConfig);
         assertThat(run("verify", "-c", file.toString())).isZero();
     }
 
     @Test
     void verifyListsEveryErrorAndExitsOne(@TempDir Path dir) throws Exception {
-        Path file = Files.writeString(dir.resolve("config.toml"), invalidConfig());
+        Path file = Files.writeString(dir.resolve("config.toml"), invalidConfig);
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         PrintStream original = System.err;
         System.setErr(new PrintStream(captured, true));
@@ -62,7 +69,7 @@ public abstract class CommandLineContract {
             System.setErr(original);
         }
         assertThat(code).isEqualTo(1);
-        assertThat(captured.toString()).contains(invalidConfigMentions());
+        assertThat(captured.toString()).contains(invalidConfigMentions);
     }
 
     @Test
@@ -81,6 +88,6 @@ public abstract class CommandLineContract {
         assertThat(run("--help")).isZero();
         assertThat(out.toString()).contains("verify").contains("--config");
         assertThat(run("--version")).isZero();
-        assertThat(out.toString()).contains(name());
+        assertThat(out.toString()).contains(name);
     }
 }

@@ -27,7 +27,7 @@ import java.util.concurrent.TimeUnit;
 final class TlsEcho implements AutoCloseable {
 
     /** What the client saw of a successful round trip. */
-    record Result(String echoed, String protocol, Certificate[] peerCertificates, boolean resumed) {
+    record Result(String echoed, String protocol, Certificate[] peerCertificates, boolean resumed, String group) {
     }
 
     private final EventLoopGroup group;
@@ -100,6 +100,12 @@ final class TlsEcho implements AutoCloseable {
      */
     Result roundTrip(SslContext clientContext, String serverName, boolean verifyHostname, String message)
             throws Exception {
+        return roundTrip(clientContext, serverName, verifyHostname, message, false);
+    }
+
+    /** Like {@link #roundTrip(SslContext, String, boolean, String)}; {@code x25519Only}: {@link TlsSessions#offerX25519Only}. */
+    Result roundTrip(SslContext clientContext, String serverName, boolean verifyHostname, String message,
+                     boolean x25519Only) throws Exception {
         byte[] bytes = message.getBytes(StandardCharsets.UTF_8);
         CompletableFuture<String> echoed = new CompletableFuture<>();
         // Captured in initChannel: a fast handshake failure closes the channel and empties the pipeline.
@@ -112,6 +118,9 @@ final class TlsEcho implements AutoCloseable {
                     protected void initChannel(SocketChannel ch) {
                         SslHandler ssl = TlsContexts.newClientHandler(
                                 clientContext, ch.alloc(), serverName, port(), verifyHostname);
+                        if (x25519Only && !TlsSessions.offerX25519Only(ssl)) {
+                            throw new IllegalStateException("the key exchange cannot be restricted");
+                        }
                         ssl.handshakeFuture().addListener(f -> {
                             if (!f.isSuccess()) {
                                 echoed.completeExceptionally(f.cause());
@@ -128,7 +137,8 @@ final class TlsEcho implements AutoCloseable {
             channel.writeAndFlush(Unpooled.wrappedBuffer(bytes));
             String text = echoed.get(5, TimeUnit.SECONDS);
             return new Result(text, ssl.engine().getSession().getProtocol(),
-                    ssl.engine().getSession().getPeerCertificates(), TlsSessions.resumed(ssl.engine()));
+                    ssl.engine().getSession().getPeerCertificates(), TlsSessions.resumed(ssl.engine()),
+                    TlsSessions.group(ssl.engine()));
         } finally {
             channel.close().sync();
         }

@@ -68,4 +68,25 @@ class TlsSessionsTest {
             assertThat(other.serverSessions().full()).isEqualTo(1);
         }
     }
+
+    @Test
+    void aClientExpectingToResumeOffersX25519AloneWhileAFullHandshakeUsesTheHybridGroup() throws Exception {
+        try (TlsEcho echo = TlsEcho.start(group, TlsContexts.server(TlsFiles.NONE, SslProvider.OPENSSL))) {
+            SslContext withTickets = TlsContexts.client(TlsFiles.NONE, false, SslProvider.OPENSSL);
+            TlsEcho.Result login = echo.roundTrip(withTickets, "127.0.0.1", false, "login");
+            TlsEcho.Result work = echo.roundTrip(withTickets, "127.0.0.1", false, "work", true);
+            // a client without a ticket: X25519 alone then makes a full handshake, which the work
+            // connection gives up (TlsSessions.needsDefaultGroups)
+            TlsEcho.Result noTicket = echo.roundTrip(TlsContexts.client(TlsFiles.NONE, false, SslProvider.OPENSSL),
+                    "127.0.0.1", false, "no ticket", true);
+
+            assertThat(login.resumed()).isFalse();
+            assertThat(login.group()).as("a full handshake with the default groups").isEqualTo("X25519MLKEM768");
+            assertThat(work.resumed()).isTrue();
+            assertThat(work.group()).isEqualTo("X25519");
+            assertThat(work.peerCertificates()[0]).isEqualTo(login.peerCertificates()[0]);
+            assertThat(noTicket.resumed()).isFalse();
+            assertThat(noTicket.group()).isEqualTo("X25519");
+        }
+    }
 }

@@ -4,10 +4,18 @@ import dev.tunnel.protocol.ControlMessage.Login;
 import dev.tunnel.protocol.ControlMessage.NewProxy;
 import dev.tunnel.protocol.ControlMessage.NewProxyResult;
 import dev.tunnel.protocol.Options;
+import dev.tunnel.protocol.auth.ChannelBinding;
+import dev.tunnel.protocol.auth.ConnectionProof;
 import dev.tunnel.protocol.mux.MuxSession;
 import dev.tunnel.protocol.relay.Bandwidth;
 import dev.tunnel.protocol.relay.TokenBucket;
 import dev.tunnel.protocol.transport.LastWrites;
+import dev.tunnel.server.plugin.NewProxyFields;
+import dev.tunnel.server.plugin.PluginException;
+import dev.tunnel.server.plugin.PluginOp;
+import dev.tunnel.server.plugin.PluginRequests;
+import dev.tunnel.server.plugin.ServerPlugins;
+import dev.tunnel.server.plugin.UserInfo;
 import dev.tunnel.server.proxy.ProxyRef;
 import dev.tunnel.server.web.ServerStats;
 import dev.tunnel.server.proxy.ProxyRefusedException;
@@ -22,10 +30,9 @@ import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.PromiseCombiner;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -48,6 +55,9 @@ final class ClientSession implements ProxySession {
 
     private final String id;
     private final String user;
+    /** The user the client logged in as: its work connection, lane and visitor proofs are keyed with it. */
+    private final String loginUser;
+    private final Map<String, String> metas;
     private final String token;
     private final String runId;
     /** frp's clientID as the API shows it: the client's {@code clientID}, or its run id without one. */
@@ -64,24 +74,29 @@ final class ClientSession implements ProxySession {
     private final String loginNonce;
     /** Written on the session loop; concurrent so that {@link #proxyStatus} may read it from any thread. */
     private final Map<Integer, Registered> proxies = new ConcurrentHashMap<>();
-    private final Set<Integer> starting = new HashSet<>();
+    /** Proxies being started (asking plugins, binding): id to type. */
+    private final Map<Integer, String> starting = new HashMap<>();
     private final ArrayDeque<Runnable> heldRequests = new ArrayDeque<>();
     private Future<?> ghostGone;
     private boolean closed;
 
     /**
-     * @param login the client's login: its user ("" for none; proxies are named {@code user.name} in
-     *              logs, and every check and map here is per session, so no client can touch
-     *              another's proxies), run id and transport mode
+     * @param login the client's login: its run id and transport mode, and the user its proofs are keyed with
+     * @param user  the name the session goes by: the login's user, or the one a Login plugin gave it
+     *              ("" for none; proxies are named {@code user.name} in logs, and every check and map
+     *              here is per session, so no client can touch another's proxies)
+     * @param metas the client's {@code metadatas} (or a Login plugin's), for the plugins
      * @param quota the port rules of the client's account
      * @param token the token of the client's account (keys its work connections' proofs; never logged)
      * @param loginNonce the server nonce its login answered (its visitors' proofs are bound to it)
      */
-    ClientSession(String id, Login login, MuxSession mux, ServerContext server, PortQuota quota, String token,
-                  String loginNonce) {
+    ClientSession(String id, Login login, String user, Map<String, String> metas, MuxSession mux, ServerContext server,
+                  PortQuota quota, String token, String loginNonce) {
         this.id = id;
         this.loginNonce = loginNonce;
-        this.user = login.user();
+        this.user = user;
+        this.loginUser = login.user();
+        this.metas = Map.copyOf(metas);
         this.token = token;
         this.runId = login.runId();
         String clientID = login.options().string("clientID", "");
@@ -93,8 +108,10 @@ final class ClientSession implements ProxySession {
         this.proxyBindAddr = server.proxyBindAddr();
         this.pool = login.tcpMux() ? null : new WorkConnPool(mux.channel(), id, login.poolCount(), server.pool());
         StreamLimit limit = new StreamLimit(server.maxStreamsPerClient(), server.stats()::connectionRefused);
-        this.link = pool == null ? new MuxLink(mux, server.publicConns(), limit, server.caps())
+        SessionLink carrier = pool == null ? new MuxLink(mux, server.publicConns(), limit, server.caps())
                 : new PoolLink(mux.channel(), pool, server.publicConns(), limit, server.caps());
+        this.link = server.plugins().handles(PluginOp.NEW_USER_CONN)
+                ? new UserConnGate(carrier, server.plugins(), this::userInfo, this::typeOf) : carrier;
     }
 
     /** A proxy's name as logs show it: namespaced by the user, as frp does. */
@@ -111,15 +128,38 @@ final class ClientSession implements ProxySession {
         return runId;
     }
 
-    /** The user the client logged in as ("" for none). */
+    /** The user the session goes by ("" for none): the client's, or the one a Login plugin gave it. */
     @Override
     public String user() {
         return user;
     }
 
-    /** The token of the session's account: work connection proofs are keyed with it. A secret. */
-    String token() {
-        return token;
+    /** The user the client logged in as: its visitors' proofs are keyed with it. */
+    String loginUser() {
+        return loginUser;
+    }
+
+    /**
+     * Whether {@code proof} answers the challenge {@code serverNonce} sent on a further connection
+     * of this session (a work connection, its bulk lane): keyed with the account's token and the
+     * user the client logged in as, bound to this server's certificate {@code own} or, on a
+     * connection without TLS, to none (a plaintext client binds to nothing, as a login may).
+     */
+    boolean proves(ConnectionProof kind, String serverNonce, String clientNonce, String proof, ChannelBinding own,
+                   boolean connectionHasTls) {
+        return kind.verify(token, loginUser, id, serverNonce, clientNonce, own, proof) || !connectionHasTls
+                && kind.verify(token, loginUser, id, serverNonce, clientNonce, ChannelBinding.none(), proof);
+    }
+
+    /** Who this session is, as plugin calls name it. */
+    UserInfo userInfo() {
+        return new UserInfo(user, metas, runId);
+    }
+
+    /** The type of a started or starting proxy, or null. Session loop. */
+    private String typeOf(ProxyRef proxy) {
+        Registered running = proxies.get(proxy.id());
+        return running != null ? running.type() : starting.get(proxy.id());
     }
 
     /** The server nonce of this session's login challenge: its visitors' proofs cover it. */
@@ -178,18 +218,55 @@ final class ClientSession implements ProxySession {
                     + " (supported: " + String.join(", ", server.types().names()) + ")"));
             return;
         }
-        if (request.options().has("loadBalancer.group")
-                && !request.type().equals(dev.tunnel.server.proxy.tcp.TcpProxyType.NAME)) {
-            reply.accept(failed(request, "loadBalancer.group: groups are supported for tcp proxies only (this proxy"
-                    + " is " + request.type() + ")"));
-            return;
-        }
-        if (proxies.containsKey(request.proxyId()) || starting.contains(request.proxyId())
+        if (proxies.containsKey(request.proxyId()) || starting.containsKey(request.proxyId())
                 || proxies.values().stream().anyMatch(p -> p.name().equals(request.name()))) {
             reply.accept(failed(request, "proxy [" + request.name() + "] is already registered"));
             return;
         }
-        starting.add(request.proxyId());
+        starting.put(request.proxyId(), request.type());
+        if (!server.plugins().handles(PluginOp.NEW_PROXY)) {
+            runProxy(type, request, reply);
+            return;
+        }
+        String name = qualified(request.name());
+        server.plugins().run(PluginOp.NEW_PROXY, PluginRequests.newProxy(userInfo(), name, request.type(),
+                request.options()), mux.eventLoop()).addListener(f -> {
+                    if (!f.isSuccess()) {
+                        starting.remove(request.proxyId());
+                        reply.accept(failed(request, PluginException.of(f.cause(), PluginOp.NEW_PROXY).clientMessage()));
+                        return;
+                    }
+                    ServerPlugins.Outcome outcome = (ServerPlugins.Outcome) f.getNow();
+                    NewProxy changed = request;
+                    if (outcome.changed()) {
+                        try {
+                            changed = new NewProxy(request.proxyId(), request.name(), request.type(),
+                                    NewProxyFields.apply(outcome.content(), name, request.type(), request.options()));
+                        } catch (PluginException.BadContent e) {
+                            starting.remove(request.proxyId());
+                            reply.accept(failed(request, ServerPlugins.unusable(outcome.changedBy(), PluginOp.NEW_PROXY,
+                                    e.getMessage()).clientMessage()));
+                            return;
+                        }
+                    }
+                    if (closed) {
+                        starting.remove(request.proxyId());
+                        reply.accept(failed(request, "the session is closing"));
+                        return;
+                    }
+                    runProxy(type, changed, reply);
+                });
+    }
+
+    /** Starts a proxy whose id is in {@link #starting}, with its settings as the plugins left them. */
+    private void runProxy(ServerProxyType type, NewProxy request, Consumer<NewProxyResult> reply) {
+        if (request.options().has("loadBalancer.group")
+                && !request.type().equals(dev.tunnel.server.proxy.tcp.TcpProxyType.NAME)) {
+            starting.remove(request.proxyId());
+            reply.accept(failed(request, "loadBalancer.group: groups are supported for tcp proxies only (this proxy"
+                    + " is " + request.type() + ")"));
+            return;
+        }
         ProxyRef proxy = new ProxyRef(request.proxyId(), qualified(request.name()));
         String badLimit = limitBandwidth(proxy, request.options());
         if (badLimit != null) {
@@ -241,6 +318,10 @@ final class ClientSession implements ProxySession {
             }
             server.stats().proxyClosed(proxy.ref().name(), new ServerStats.Counted(proxy.ref()));
             log.info("{} client {} proxy [{}] closed", mux.channel(), id, proxy.ref().name());
+            if (server.plugins().handles(PluginOp.CLOSE_PROXY)) {
+                server.plugins().notify(PluginOp.CLOSE_PROXY, PluginRequests.closeProxy(userInfo(), proxy.ref().name()),
+                        mux.eventLoop());
+            }
         }
     }
 

@@ -50,6 +50,11 @@ final class Credentials {
         return sharedToken == null ? null : new Account(user, sharedToken, null);
     }
 
+    /** Whether {@code user} is a {@code [[users]]} entry: a name bound to its own token. */
+    boolean listed(String user) {
+        return users.containsKey(user);
+    }
+
     /** The port rules for a new session of {@code account}. */
     PortQuota quotaFor(Account account) {
         return account.quota() != null ? account.quota() : new PortQuota("client", serverPolicy, maxPortsPerClient);

@@ -3,8 +3,7 @@ package dev.tunnel.server;
 import dev.tunnel.protocol.ControlFrame;
 import dev.tunnel.protocol.ControlMessage.JoinLane;
 import dev.tunnel.protocol.TunnelPipeline;
-import dev.tunnel.protocol.auth.ChannelBinding;
-import dev.tunnel.protocol.auth.LaneProof;
+import dev.tunnel.protocol.auth.ConnectionProof;
 import dev.tunnel.protocol.auth.LoginProof;
 import dev.tunnel.protocol.mux.BulkLane;
 import dev.tunnel.protocol.mux.MuxSession;
@@ -20,7 +19,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Mux mode with the express lane offered: looks at the first control message of a new
  * connection. A {@code JOIN_LANE} with a valid proof for a live session makes this connection
- * the session's bulk lane. The proof ({@link LaneProof}) is keyed with the token of the session's
+ * the session's bulk lane. The proof ({@link ConnectionProof#LANE}) is keyed with the token of the session's
  * account and covers the challenge the control handler sent on this very connection (taken once),
  * the client's nonce and this server's certificate (or none on a connection without TLS), as a
  * login does, so a recorded join cannot be replayed; a session takes one lane. A refused join is
@@ -105,13 +104,7 @@ final class LaneAcceptor extends ChannelInboundHandlerAdapter {
     }
 
     private boolean verify(ChannelHandlerContext ctx, ClientSession session, JoinLane join, String serverNonce) {
-        ChannelBinding own = server.authenticator().ownBinding();
-        if (LaneProof.verify(session.token(), session.user(), join.sessionId(), serverNonce, join.nonce(), own,
-                join.proof())) {
-            return true;
-        }
-        // without TLS on this connection: a plaintext client binds to nothing (as a login may)
-        return ctx.pipeline().get(SslHandler.class) == null && LaneProof.verify(session.token(), session.user(),
-                join.sessionId(), serverNonce, join.nonce(), ChannelBinding.none(), join.proof());
+        return session.proves(ConnectionProof.LANE, serverNonce, join.nonce(), join.proof(),
+                server.authenticator().ownBinding(), ctx.pipeline().get(SslHandler.class) != null);
     }
 }

@@ -141,24 +141,32 @@ final class MuxLink implements SessionLink {
     }
 
     @Override
-    public void open(Channel publicConn, ProxyRef proxy, Consumer<AppConnection> opened) {
-        MuxStream stream = openStream(publicConn, proxy);
-        opened.accept(stream == null ? null : new StreamConnection(stream, eventLoop()));
-    }
-
-    /**
-     * Admits {@code publicConn} against the session's limits and opens a stream to {@code proxy}'s
-     * local app for it, with the PROXY protocol header already written when the proxy asks for
-     * one; null when refused (logged).
-     */
-    private MuxStream openStream(Channel publicConn, ProxyRef proxy) {
+    public boolean admit(Channel publicConn, ProxyRef proxy) {
         if (!isActive() || !limit.admit(mux.channel(), proxy.name(), publicConn, mux.streamCount())
                 || !caps.admit(mux.channel(), publicConn, proxy)) {
-            return null;
+            return false;
         }
         RelayedSockets.configure(publicConn.config());
         publicConns.add(publicConn);
         proxy.track(publicConn);
+        return true;
+    }
+
+    @Override
+    public void open(Channel publicConn, ProxyRef proxy, Consumer<AppConnection> opened) {
+        opened.accept(isActive() ? new StreamConnection(openAdmitted(publicConn, proxy), eventLoop()) : null);
+    }
+
+    /**
+     * Admits {@code publicConn} against the session's limits and opens a stream to {@code proxy}'s
+     * local app for it; null when refused (logged).
+     */
+    private MuxStream openStream(Channel publicConn, ProxyRef proxy) {
+        return admit(publicConn, proxy) ? openAdmitted(publicConn, proxy) : null;
+    }
+
+    /** Opens a stream for an admitted connection, with the PROXY protocol header already written when the proxy asks for one. */
+    private MuxStream openAdmitted(Channel publicConn, ProxyRef proxy) {
         MuxStream stream = mux.openStream(proxy.id(), String.valueOf(publicConn.remoteAddress()));
         if (proxy.proxyProtocol() != null) {
             stream.write(ProxyProtocolHeader.encode(proxy.proxyProtocol(), publicConn.remoteAddress(),

@@ -84,6 +84,9 @@ final class PoolLink implements SessionLink {
                 if (work != null) {
                     pool.startReserved(work, child, publicEnd, proxy.name(), proxy.id());
                 } else {
+                    // One read while it waits: what the visitor sent first (a request) is held in
+                    // the relay and leaves with START_WORK_CONN when a work connection comes.
+                    child.read();
                     pool.take(child, publicEnd, proxy.name(), proxy.id());
                 }
             });
@@ -115,7 +118,7 @@ final class PoolLink implements SessionLink {
 
     @Override
     public void open(Channel publicConn, ProxyRef proxy, Consumer<AppConnection> opened) {
-        if (!admit(publicConn, proxy)) {
+        if (!isActive()) {
             opened.accept(null);
             return;
         }
@@ -144,7 +147,8 @@ final class PoolLink implements SessionLink {
         }
     }
 
-    private boolean admit(Channel publicConn, ProxyRef proxy) {
+    @Override
+    public boolean admit(Channel publicConn, ProxyRef proxy) {
         if (!isActive() || !limit.admit(control, proxy.name(), publicConn.remoteAddress(), pool.publicConnCount())
                 || !caps.admit(control, publicConn, proxy)) {
             return false;

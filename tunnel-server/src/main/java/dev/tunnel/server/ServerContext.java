@@ -1,5 +1,6 @@
 package dev.tunnel.server;
 
+import dev.tunnel.server.plugin.ServerPlugins;
 import dev.tunnel.server.proxy.ServerProxyTypes;
 import dev.tunnel.server.web.ServerStats;
 import io.netty.channel.group.ChannelGroup;
@@ -17,12 +18,14 @@ import io.netty.channel.group.ChannelGroup;
  * @param visitorThrottle per-address backoff after wrong visitor secret keys (apart from the login one)
  * @param stats what the dashboard, the REST API and /metrics show
  * @param caps  public connections per proxy and per remote address
+ * @param plugins the {@code [[httpPlugins]]} asked before logins, proxies and connections go ahead
  */
 record ServerContext(String token, boolean tcpMux, PortRegistry ports, String proxyBindAddr, String version,
                      int loginTimeoutSeconds, Credentials credentials, LoginAuthenticator authenticator,
                      LoginThrottle throttle, int maxStreamsPerClient, PoolSettings pool, SessionRegistry sessions,
                      ChannelGroup publicConns, ServerProxyTypes types, LoginThrottle visitorThrottle,
-                     ServerStats stats, ConnectionCaps caps, boolean detailedErrors) {
+                     ServerStats stats, ConnectionCaps caps, boolean detailedErrors,
+                     ServerPlugins plugins) {
 
     /**
      * @param maxPoolCount           most idle work connections kept per client

@@ -16,6 +16,8 @@ import dev.tunnel.protocol.ProtocolException;
 import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.protocol.mux.Heartbeat;
 import dev.tunnel.protocol.mux.MuxSession;
+import dev.tunnel.server.plugin.PluginException;
+import dev.tunnel.server.plugin.PluginOp;
 import dev.tunnel.server.proxy.secret.SecretProxyType;
 import dev.tunnel.server.web.ServerStats;
 import io.netty.channel.ChannelFutureListener;
@@ -25,6 +27,7 @@ import io.netty.handler.codec.DecoderException;
 import io.netty.handler.ssl.NotSslRecordException;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -42,7 +45,9 @@ import org.slf4j.LoggerFactory;
  * {@link Challenge}), a {@link Login} proving the token for that challenge (checked by
  * {@link LoginAuthenticator}), then {@link NewProxy}/{@link CloseProxy} at any time. A client
  * that has not finished TLS and logged in within {@code transport.loginTimeout} is closed; an
- * address with too many failed logins is closed on accept ({@link LoginThrottle}).
+ * address with too many failed logins is closed on accept ({@link LoginThrottle}). A proven
+ * login then goes to the server plugins subscribed to Login, if any, which may refuse it or
+ * change the session's user and metas ({@link LoginPlugins}).
  *
  * <p>Threading: runs on the connection's event loop.
  */
@@ -189,7 +194,45 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
                     + ", server has " + server.tcpMux() + "; set the same value on both sides");
             return;
         }
+        Future<LoginPlugins.Identity> asked = LoginPlugins.ask(server, ctx.channel(), login);
+        if (asked.isDone()) {
+            afterPlugins(ctx, login, verdict, nonce, asked);
+            return;
+        }
+        // Nothing more is read while a Login plugin is asked (the decoder holds what follows the
+        // login); transport.loginTimeout still runs, so a slow plugin cannot hold the connection longer.
+        boolean autoRead = ctx.channel().config().isAutoRead();
+        ctx.channel().config().setAutoRead(false);
+        asked.addListener(f -> {
+            if (ctx.channel().isActive() && !refused) {
+                ctx.channel().config().setAutoRead(autoRead);
+                afterPlugins(ctx, login, verdict, nonce, asked);
+            }
+        });
+    }
+
+    private void afterPlugins(ChannelHandlerContext ctx, Login login, LoginAuthenticator.Verdict verdict, String nonce,
+                              Future<LoginPlugins.Identity> asked) {
+        if (!asked.isSuccess()) {
+            PluginException e = (PluginException) asked.cause();
+            log.warn("{} login refused: {}", ctx.channel(), e.getMessage());
+            refuse(ctx, LoginResult.REFUSED, e.clientMessage());
+            return;
+        }
+        startSession(ctx, login, verdict, nonce, asked.getNow());
+    }
+
+    /**
+     * The login passed every check: the session's handlers go in, the client gets its result.
+     *
+     * @param identity the user and metas the session goes by: the client's, or those a Login plugin gave it
+     */
+    private void startSession(ChannelHandlerContext ctx, Login login, LoginAuthenticator.Verdict verdict, String nonce,
+                              LoginPlugins.Identity identity) {
         TunnelPipeline.addServerSession(ctx.pipeline(), mux, heartbeat, heartbeatTimeout);
+        if (server.plugins().handles(PluginOp.PING)) {
+            ctx.pipeline().addBefore(TunnelPipeline.MUX, TunnelPipeline.PLUGIN_PINGS, new PluginPings(server.plugins()));
+        }
         try {
             mux.start(login.initialWindow());
         } catch (ProtocolException e) {
@@ -204,8 +247,12 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
         }
         String id = Long.toString(SESSION_IDS.incrementAndGet());
         Credentials.Account account = verdict.account();
-        session = new ClientSession(id, login, mux, server, server.credentials().quotaFor(account),
-                account.token(), nonce);
+        session = new ClientSession(id, login, identity.user(), identity.metas(), mux, server,
+                server.credentials().quotaFor(account), account.token(), nonce);
+        PluginPings pings = ctx.pipeline().get(PluginPings.class);
+        if (pings != null) {
+            pings.session(session);
+        }
         if (visitors != null) {
             visitors.router(new VisitorRouter(session, SecretProxyType.tableOf(server.types()), server.visitorThrottle(),
                     address));
@@ -219,9 +266,9 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
         ctx.writeAndFlush(new ControlFrame(new LoginResult(LoginResult.OK, "", server.version(), id,
                 mux.settings().initialWindow(), verdict.serverProof(), capabilities, Options.EMPTY)));
         session.start();
-        server.stats().clientOnline(id, login.user(), login.runId(), printable(login.clientVersion()),
+        server.stats().clientOnline(id, identity.user(), login.runId(), printable(login.clientVersion()),
                 printable(login.hostname()), address == null ? "" : address.getHostAddress(),
-                login.options().string("clientID", ""), login.options().map("metadatas"), new ServerStats.SessionFigures() {
+                login.options().string("clientID", ""), identity.metas(), new ServerStats.SessionFigures() {
                     @Override
                     public long rttNanos() {
                         return mux.rttNanos();
@@ -238,8 +285,9 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
                     }
                 });
         heartbeat.start(ctx.pipeline().context(TunnelPipeline.HEARTBEAT));
-        log.info("{} client {} logged in with the {} (session {}, version {})", ctx.channel(),
-                printable(login.hostname()), account, id, printable(login.clientVersion()));
+        log.info("{} client {} logged in with the {} (session {}, version {}{})", ctx.channel(),
+                printable(login.hostname()), account, id, printable(login.clientVersion()),
+                identity.renamedFrom(login) ? ", named \"" + printable(identity.user()) + "\" by a server plugin" : "");
         // the session's frame decoder takes over: what the client sent behind its login reaches it now
         TunnelPipeline.endHandshake(ctx.pipeline());
     }

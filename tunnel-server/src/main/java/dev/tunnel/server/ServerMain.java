@@ -1,7 +1,6 @@
 package dev.tunnel.server;
 
 import dev.tunnel.config.ConfigException;
-import dev.tunnel.runtime.LogSetup;
 import dev.tunnel.runtime.SmallVpsJvm;
 import dev.tunnel.runtime.TunnelCommand;
 import dev.tunnel.runtime.VerifyCommand;
@@ -30,14 +29,11 @@ public final class ServerMain extends TunnelCommand {
 
     @Override
     protected int run(Path config) throws Exception {
-        ServerConfig cfg;
-        try {
-            cfg = ServerConfig.load(config);
-        } catch (ConfigException e) {
-            System.err.println(e.getMessage());
+        ServerConfig cfg = loadOrReport(config, ServerConfig::load);
+        if (cfg == null) {
             return 1;
         }
-        LogSetup.apply(cfg.log.level, cfg.log.to, cfg.log.maxDays);
+        cfg.log.apply();
         TunnelServer server;
         try {
             server = TunnelServer.start(cfg);

@@ -4,7 +4,7 @@ import dev.tunnel.protocol.auth.ChannelBinding;
 import dev.tunnel.protocol.mux.MemoryLimit;
 import dev.tunnel.protocol.mux.MuxSettings;
 import dev.tunnel.tls.TlsContexts;
-import dev.tunnel.tls.TlsFiles;
+import dev.tunnel.tls.TlsFilesConfig;
 import dev.tunnel.protocol.transport.KeepAlive;
 import dev.tunnel.protocol.transport.Transports;
 import dev.tunnel.server.config.ServerConfig;
@@ -14,6 +14,7 @@ import dev.tunnel.web.WebServer;
 import dev.tunnel.server.proxy.BindFailures;
 import dev.tunnel.server.proxy.ServerEnvironment;
 import dev.tunnel.server.proxy.ServerProxyType;
+import dev.tunnel.server.plugin.ServerPlugins;
 import dev.tunnel.server.proxy.ServerProxyTypes;
 import dev.tunnel.runtime.Version;
 import io.netty.bootstrap.ServerBootstrap;
@@ -26,7 +27,6 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -75,9 +75,8 @@ public final class TunnelServer implements AutoCloseable {
      * own to {@link ServerProxyTypes#standard()}); throws with a clear message if it cannot.
      */
     public static TunnelServer start(ServerConfig config, ServerProxyTypes types) throws Exception {
-        TlsContexts.ServerTls tls = TlsContexts.server(new TlsFiles(path(config.transport.tls.certFile),
-                path(config.transport.tls.keyFile), path(config.transport.tls.trustedCaFile)),
-                path(config.transport.tls.selfSignedDir));
+        TlsContexts.ServerTls tls = TlsContexts.server(config.transport.tls.files(),
+                TlsFilesConfig.path(config.transport.tls.selfSignedDir));
         SslContext ssl = tls.context();
         log.info("I/O transport: {}", Transports.use(config.transport.ioUring));
         EventLoopGroup workerGroup = Transports.newGroup(config.transport.eventLoopThreads, "tunnel-worker");
@@ -97,7 +96,8 @@ public final class TunnelServer implements AutoCloseable {
                     publicConns, types, new LoginThrottle(config.auth.maxFailedLogins,
                     TimeUnit.SECONDS.toMillis(config.auth.failedLoginBlockSeconds), System::currentTimeMillis), stats,
                     new ConnectionCaps(config.transport.maxConnectionsPerProxy, config.transport.maxConnectionsPerIP,
-                            stats::connectionRefused), config.detailedErrorsToClient);
+                            stats::connectionRefused), config.detailedErrorsToClient,
+                    ServerPlugins.of(config.httpPlugins, workerGroup));
             openTypes(types, new ServerEnvironment(config, workerGroup, publicConns));
             MuxSettings mux = MuxSettings.configured(config.transport.tcpMuxInitialWindow,
                     config.transport.tcpMuxMaxWindow, config.transport.tcpMuxSessionWindow);
@@ -222,9 +222,5 @@ public final class TunnelServer implements AutoCloseable {
         if (!workerGroup.shutdownGracefully(100, 2000, TimeUnit.MILLISECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS)) {
             log.warn("shutting down: the event loops did not report their end within 5 s; exiting anyway");
         }
-    }
-
-    private static Path path(String file) {
-        return file == null || file.isEmpty() ? null : Path.of(file);
     }
 }

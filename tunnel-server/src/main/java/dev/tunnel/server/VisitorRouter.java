@@ -58,7 +58,7 @@ final class VisitorRouter implements VisitorGate.Router {
             refuse(side, ResetCode.VISITOR_NO_SUCH_PROXY, "{} refused: no {} is registered", who, target);
             return;
         }
-        boolean proven = VisitorProof.verify(provider.secretKey(), hello.type(), visitor.user(), hello.serverUser(),
+        boolean proven = VisitorProof.verify(provider.secretKey(), hello.type(), visitor.loginUser(), hello.serverUser(),
                 hello.serverName(), visitor.loginNonce(), side.stream().id(), hello.nonce(), hello.proof());
         if (!proven) {
             refuse(side, ResetCode.VISITOR_AUTH_FAILED, "{} to {} refused: wrong secretKey", who, target);

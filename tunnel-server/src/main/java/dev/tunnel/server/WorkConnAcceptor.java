@@ -3,9 +3,11 @@ package dev.tunnel.server;
 import dev.tunnel.protocol.ControlFrame;
 import dev.tunnel.protocol.ControlMessage.NewWorkConn;
 import dev.tunnel.protocol.TunnelPipeline;
-import dev.tunnel.protocol.auth.ChannelBinding;
+import dev.tunnel.protocol.auth.ConnectionProof;
 import dev.tunnel.protocol.auth.LoginProof;
-import dev.tunnel.protocol.auth.WorkConnProof;
+import dev.tunnel.server.plugin.PluginException;
+import dev.tunnel.server.plugin.PluginOp;
+import dev.tunnel.server.plugin.PluginRequests;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
@@ -18,14 +20,16 @@ import org.slf4j.LoggerFactory;
 /**
  * Pool mode: looks at the first control message of a new connection. A {@code NEW_WORK_CONN}
  * with a valid proof for a live session makes this a work connection. The proof
- * ({@link WorkConnProof}) is keyed with the token of the session's account and covers the
+ * ({@link ConnectionProof#WORK_CONN}) is keyed with the token of the session's account and covers the
  * challenge the control handler sent on this very connection (used once), the client's nonce
  * and this server's certificate (or no certificate on a connection without TLS), as a login
  * does; so a recorded {@code NEW_WORK_CONN} cannot be replayed. The control handler and the
  * handshake decoder are removed, {@link PooledWorkConn} takes their place and the session's
  * {@link WorkConnPool} gets the connection (with how its TLS handshake went: full or resumed).
  * Anything else (a login) goes on to the control handler, and this handler
- * removes itself.
+ * removes itself. With a plugin subscribed to NewWorkConn, a proven connection joins the pool only
+ * once the plugins let it through (a changed content has nothing to apply to: frp checks the
+ * token in it, and the proof here was checked already).
  *
  * <p>Threading: runs on the connection's event loop, which need not be the session's.
  */
@@ -63,6 +67,30 @@ final class WorkConnAcceptor extends ChannelInboundHandlerAdapter {
             ctx.close();
             return;
         }
+        if (!server.plugins().handles(PluginOp.NEW_WORK_CONN)) {
+            admit(ctx, session);
+            return;
+        }
+        boolean autoRead = ctx.channel().config().isAutoRead();
+        ctx.channel().config().setAutoRead(false);
+        server.plugins().run(PluginOp.NEW_WORK_CONN, PluginRequests.newWorkConn(session.userInfo(),
+                work.timestampMillis() / 1000), ctx.executor()).addListener(f -> {
+                    if (!ctx.channel().isActive()) {
+                        return;
+                    }
+                    if (!f.isSuccess()) {
+                        log.warn("{} work connection for session {} refused: {}", ctx.channel(), work.sessionId(),
+                                PluginException.of(f.cause(), PluginOp.NEW_WORK_CONN).getMessage());
+                        ctx.close();
+                        return;
+                    }
+                    ctx.channel().config().setAutoRead(autoRead);
+                    admit(ctx, session);
+                });
+    }
+
+    /** The connection is proven (and let through by the plugins): it joins the session's pool. */
+    private void admit(ChannelHandlerContext ctx, ClientSession session) {
         // A pipe passes half-close on. Without this the server would close the whole work
         // connection on the client's FIN, after epoll's RDHUP handling read everything left
         // regardless of backpressure.
@@ -79,13 +107,7 @@ final class WorkConnAcceptor extends ChannelInboundHandlerAdapter {
     }
 
     private boolean verify(ChannelHandlerContext ctx, ClientSession session, NewWorkConn work, String serverNonce) {
-        ChannelBinding own = server.authenticator().ownBinding();
-        if (WorkConnProof.verify(session.token(), session.user(), work.sessionId(), serverNonce, work.nonce(), own,
-                work.proof())) {
-            return true;
-        }
-        // without TLS on this connection: a plaintext client binds to nothing (as a login may)
-        return ctx.pipeline().get(SslHandler.class) == null && WorkConnProof.verify(session.token(), session.user(),
-                work.sessionId(), serverNonce, work.nonce(), ChannelBinding.none(), work.proof());
+        return session.proves(ConnectionProof.WORK_CONN, serverNonce, work.nonce(), work.proof(),
+                server.authenticator().ownBinding(), ctx.pipeline().get(SslHandler.class) != null);
     }
 }

@@ -265,7 +265,9 @@ final class WorkConnPool {
             String source = String.valueOf(publicConn.remoteAddress());
             work.config().setAutoRead(false);
             PipeRelay workEnd = PipeRelay.replace(work, TunnelPipeline.WORK_CONN);
-            work.writeAndFlush(new ControlFrame(new StartWorkConn(proxyId, source)));
+            // Not flushed here: the public end's start (join) writes the bytes the public
+            // connection sent so far behind it and flushes, so both leave in one TLS record.
+            work.write(new ControlFrame(new StartWorkConn(proxyId, source)));
             work.pipeline().remove(TunnelPipeline.FRAME_ENCODER);
             PipeRelay.join(publicEnd, workEnd);
             log.debug("{} proxy [{}] public connection {} rides work connection {}", control, proxyName, source, work);

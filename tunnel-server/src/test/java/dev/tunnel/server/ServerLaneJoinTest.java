@@ -9,9 +9,8 @@ import dev.tunnel.protocol.ControlMessage.Login;
 import dev.tunnel.protocol.ControlMessage.LoginResult;
 import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.protocol.auth.ChannelBinding;
-import dev.tunnel.protocol.auth.LaneProof;
+import dev.tunnel.protocol.auth.ConnectionProof;
 import dev.tunnel.protocol.auth.LoginProof;
-import dev.tunnel.protocol.auth.WorkConnProof;
 import dev.tunnel.protocol.mux.BulkLane;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.ArrayList;
@@ -59,7 +58,7 @@ class ServerLaneJoinTest {
     private static JoinLane join(String token, String sessionId, String serverNonce, ChannelBinding binding) {
         String clientNonce = LoginProof.newNonce();
         return new JoinLane(sessionId, 0, clientNonce,
-                LaneProof.compute(token, "", sessionId, serverNonce, clientNonce, binding));
+                ConnectionProof.LANE.compute(token, "", sessionId, serverNonce, clientNonce, binding));
     }
 
     private static boolean isBulkLane(EmbeddedChannel ch) {
@@ -116,7 +115,7 @@ class ServerLaneJoinTest {
         EmbeddedChannel lane = open();
         String nonce = ServerLoginTest.challenge(lane);
         String clientNonce = LoginProof.newNonce();
-        JoinLane borrowed = new JoinLane(sessionId, 0, clientNonce, WorkConnProof.compute(ServerLoginHarness.TOKEN, "",
+        JoinLane borrowed = new JoinLane(sessionId, 0, clientNonce, ConnectionProof.WORK_CONN.compute(ServerLoginHarness.TOKEN, "",
                 sessionId, nonce, clientNonce, ServerLoginHarness.OWN));
         ServerLoginHarness.send(lane, ServerLoginHarness.encode(borrowed));
         assertThat(lane.isOpen()).isFalse();

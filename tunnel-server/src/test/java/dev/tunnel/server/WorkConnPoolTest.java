@@ -4,7 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tunnel.protocol.ControlFrame;
 import dev.tunnel.protocol.ControlMessage.ReqWorkConn;
+import dev.tunnel.protocol.ControlMessage.StartWorkConn;
+import dev.tunnel.protocol.FrameDecoder;
+import dev.tunnel.protocol.FrameEncoder;
+import dev.tunnel.protocol.TunnelPipeline;
+import dev.tunnel.protocol.relay.PipeRelay;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -49,6 +59,41 @@ class WorkConnPoolTest {
         }
         control.runPendingTasks();
         assertThat(requests()).containsExactly(100, 100, 50);
+    }
+
+    @Test
+    void theBytesAWaitingConnectionSentLeaveWithStartWorkConnInOneFlush() {
+        EmbeddedChannel visitor = publicConn();
+        PipeRelay publicEnd = PipeRelay.attach(visitor);
+        visitor.writeInbound(Unpooled.copiedBuffer("GET / HTTP/1.1\r\n\r\n", StandardCharsets.US_ASCII));
+        pool.take(visitor, publicEnd, "web", 1);
+        control.runPendingTasks();
+        int[] flushes = new int[1];
+        EmbeddedChannel work = new EmbeddedChannel();
+        work.pipeline().addLast(new ChannelOutboundHandlerAdapter() {
+            @Override
+            public void flush(ChannelHandlerContext ctx) {
+                flushes[0]++;
+                ctx.flush();
+            }
+        });
+        work.pipeline().addLast(TunnelPipeline.FRAME_ENCODER, new FrameEncoder());
+        work.pipeline().addLast(TunnelPipeline.WORK_CONN, new PooledWorkConn());
+
+        pool.offer(work);
+        control.runPendingTasks();
+
+        assertThat(flushes[0]).as("flushes of the work connection").isEqualTo(1);
+        ByteBuf start = work.readOutbound();
+        ByteBuf request = work.readOutbound();
+        EmbeddedChannel decoder = new EmbeddedChannel(new FrameDecoder());
+        decoder.writeInbound(start);
+        ControlFrame frame = decoder.readInbound();
+        assertThat(frame.message()).isEqualTo(new StartWorkConn(1, String.valueOf(visitor.remoteAddress())));
+        assertThat(request.toString(StandardCharsets.US_ASCII)).isEqualTo("GET / HTTP/1.1\r\n\r\n");
+        request.release();
+        decoder.finishAndReleaseAll();
+        work.finishAndReleaseAll();
     }
 
     private EmbeddedChannel publicConn() {

@@ -3,6 +3,10 @@ package dev.tunnel.client.config;
 import dev.tunnel.client.proxy.ClientProxyTypes;
 import dev.tunnel.config.ConfigErrors;
 import dev.tunnel.config.ConfigException;
+import dev.tunnel.config.MuxTransportConfig;
+import dev.tunnel.config.TokenAuthConfig;
+import dev.tunnel.runtime.LogConfig;
+import dev.tunnel.tls.TlsFilesConfig;
 import dev.tunnel.config.ConfigLoader;
 import dev.tunnel.config.KeyLocator;
 import dev.tunnel.config.ValueChecks;
@@ -43,7 +47,8 @@ public class ClientConfig {
     public int udpPacketSize = 1500;
     public Auth auth = new Auth();
     public Transport transport = new Transport();
-    public Log log = new Log();
+    /** {@code [log]}. */
+    public LogConfig log = new LogConfig();
     /** {@code [webServer]}: the admin API (status, reload, config, stop); off until a port is set. */
     public WebServerConfig webServer = new WebServerConfig();
     /** {@code [[proxies]]}: what to expose. */
@@ -51,18 +56,12 @@ public class ClientConfig {
     /** {@code [[visitors]]}: local ports that reach other clients' stcp/sudp proxies. */
     public List<VisitorConfig> visitors = new ArrayList<>();
 
-    /** {@code [auth]}. */
-    public static class Auth {
-        /** Only "token" for now. */
-        public String method = "token";
-        /** Shared secret; must equal the server's auth.token (or the server's token for {@code user}). */
-        public String token = "";
-        /** Tunnel extension: file holding the token (trailing newline ignored); instead of token. */
-        public String tokenFile;
+    /** {@code [auth]}: {@code token} must equal the server's auth.token (or the server's token for {@code user}). */
+    public static class Auth extends TokenAuthConfig {
     }
 
     /** {@code [transport]}: the connection to the server. */
-    public static class Transport {
+    public static class Transport extends MuxTransportConfig {
         /** Only "tcp" for now. */
         public String protocol = "tcp";
         /**
@@ -76,8 +75,6 @@ public class ClientConfig {
         public int dialServerTimeout = 10;
         /** Carry all streams over one connection. */
         public boolean tcpMux = true;
-        /** Seconds between mux keepalive pings (> 0). */
-        public int tcpMuxKeepaliveInterval = 30;
         /** Work connections opened ahead of time (0-100). */
         public int poolCount = 1;
         /** Seconds between heartbeats; -1 disables. */
@@ -89,46 +86,22 @@ public class ClientConfig {
          * told the server it is leaving (0-3600; 0 = close them at once).
          */
         public int drainTimeout = 10;
-        /** Tunnel extension: initial per-stream receive window in bytes (65536..1073741824). */
-        public int tcpMuxInitialWindow = 262_144;
-        /** Tunnel extension: largest per-stream receive window in bytes (>= initial, <= 1073741824). */
-        public int tcpMuxMaxWindow = 16_777_216;
-        /**
-         * Tunnel extension: receive budget of one session in bytes, the sum of its streams' windows
-         * (1048576..1099511627776, and >= tcpMuxInitialWindow).
-         */
-        public long tcpMuxSessionWindow = 33_554_432L;
         /**
          * Tunnel extension: a second connection per session (when the server offers it) for
          * streams that turned bulk, so a download does not queue interactive streams behind it.
          */
         public boolean tcpMuxExpressLane = true;
-        /**
-         * Tunnel extension: process-wide cap on receive windows in bytes; 0 = half the JVM's max
-         * direct memory, else 1048576..1099511627776.
-         */
-        public long tcpMuxMemoryLimit = 0;
-        /** Tunnel extension: SO_SNDBUF in bytes; 0 = OS default, else 4096..67108864. */
-        public int sendBufferSize = 0;
-        /** Tunnel extension: SO_RCVBUF in bytes; 0 = OS default, else 4096..67108864. */
-        public int receiveBufferSize = 0;
-        /** Tunnel extension: event-loop threads (0..256); 0 = one per available core. */
-        public int eventLoopThreads = 0;
-        /** Tunnel extension: io_uring for all sockets: on (required; not with tcpMux = false), off or auto (epoll for now). */
-        public String ioUring = "auto";
         public Tls tls = new Tls();
     }
 
-    /** {@code [transport.tls]}. */
-    public static class Tls {
+    /**
+     * {@code [transport.tls]}: {@code certFile} is the client certificate for servers that check
+     * one; {@code trustedCaFile} unset = the server certificate is not verified (frp's default;
+     * the login is bound to it anyway).
+     */
+    public static class Tls extends TlsFilesConfig {
         /** Use TLS to the server. */
         public boolean enable = true;
-        /** PEM client certificate (for servers that check one). Needs keyFile. */
-        public String certFile;
-        /** PEM private key for certFile. */
-        public String keyFile;
-        /** PEM CA bundle to verify the server with; null = do not verify the server certificate. */
-        public String trustedCaFile;
         /** Name to verify in the server certificate; null = serverAddr. */
         public String serverName;
         /** Tunnel extension: the server certificate's SHA-256 fingerprint ("sha256:AB:CD:..."); any other is refused. */
@@ -138,18 +111,6 @@ public class ClientConfig {
          * its first byte, as frp does by default, so only true is accepted.
          */
         public boolean disableCustomTLSFirstByte = true;
-    }
-
-    /** {@code [log]}. */
-    public static class Log {
-        /** trace, debug, info, warn or error. */
-        public String level = "info";
-        /** "console" or a file path; a file rolls over daily to FILE.yyyy-MM-dd. */
-        public String to = "console";
-        /** Days of rolled log files kept; 0 = 3 (frp's default). */
-        public int maxDays = 0;
-        /** Accepted for frp's files: the tunnel never colors its lines. */
-        public boolean disablePrintColor = false;
     }
 
     /** The name checked against the server's certificate. */

@@ -1,6 +1,10 @@
 package dev.tunnel.server.config;
 
 import dev.tunnel.config.ConfigException;
+import dev.tunnel.config.MuxTransportConfig;
+import dev.tunnel.config.TokenAuthConfig;
+import dev.tunnel.runtime.LogConfig;
+import dev.tunnel.tls.TlsFilesConfig;
 import dev.tunnel.server.proxy.ServerProxyTypes;
 import dev.tunnel.config.ConfigLoader;
 import dev.tunnel.web.WebServerConfig;
@@ -55,22 +59,22 @@ public class ServerConfig {
     public String custom404Page;
     public Auth auth = new Auth();
     public Transport transport = new Transport();
-    public Log log = new Log();
+    /** {@code [log]}. */
+    public LogConfig log = new LogConfig();
     /** {@code [webServer]}: dashboard, REST API and /metrics; off until a port is set. */
     public WebServerConfig webServer = new WebServerConfig();
     /** Serve Prometheus metrics on the web server at {@code /metrics}. */
     public boolean enablePrometheus = false;
     /** Tunnel extension, {@code [[users]]}: clients with their own token and port rules (a client sends {@code user}). */
     public List<User> users = new ArrayList<>();
+    /** {@code [[httpPlugins]]}: frp's server plugins, asked in this order before the ops they list go ahead. */
+    public List<HttpPlugin> httpPlugins = new ArrayList<>();
 
-    /** {@code [auth]}: how clients prove who they are. */
-    public static class Auth {
-        /** Only "token" for now. */
-        public String method = "token";
-        /** Shared secret; must equal the client's auth.token. With [[users]], empty = only users may log in. */
-        public String token = "";
-        /** Tunnel extension: file holding the token (trailing newline ignored); instead of token. */
-        public String tokenFile;
+    /**
+     * {@code [auth]}: how clients prove who they are. {@code token} must equal the clients'
+     * {@code auth.token}; with {@code [[users]]}, an empty token means only users may log in.
+     */
+    public static class Auth extends TokenAuthConfig {
         /** Tunnel extension: failed logins from one IP address within a minute before it is refused; 0 = no limit. */
         public int maxFailedLogins = 5;
         /** Tunnel extension: seconds an IP address is refused after maxFailedLogins. */
@@ -96,12 +100,24 @@ public class ServerConfig {
         public List<String> allowDomains = new ArrayList<>();
     }
 
+    /** {@code [[httpPlugins]]}: one server plugin, an HTTP service the server POSTs JSON to (docs/config.md). */
+    public static class HttpPlugin {
+        /** Names the plugin in logs and in the errors clients see. */
+        public String name;
+        /** HOST:PORT (http), http://HOST:PORT or https://HOST:PORT. */
+        public String addr;
+        /** Request path, appended to addr. */
+        public String path = "";
+        /** Login, NewProxy, CloseProxy, Ping, NewWorkConn and/or NewUserConn. */
+        public List<String> ops = new ArrayList<>();
+        /** With an https addr: check the plugin's certificate and name (false, frp's default, takes any certificate). */
+        public boolean tlsVerify = false;
+    }
+
     /** {@code [transport]}: the connection between client and server. */
-    public static class Transport {
+    public static class Transport extends MuxTransportConfig {
         /** Carry all streams of a client over one connection. */
         public boolean tcpMux = true;
-        /** Seconds between mux keepalive pings (> 0). */
-        public int tcpMuxKeepaliveInterval = 30;
         /**
          * TCP keep-alive on client connections (control and work), in seconds: idle time before
          * the first probe and interval between probes (as frp); negative = off, 0 = 7200.
@@ -116,29 +132,11 @@ public class ServerConfig {
          * after it stopped accepting (0-3600; 0 = close them at once).
          */
         public int drainTimeout = 10;
-        /** Tunnel extension: initial per-stream receive window in bytes (65536..1073741824). */
-        public int tcpMuxInitialWindow = 262_144;
-        /** Tunnel extension: largest per-stream receive window in bytes (>= initial, <= 1073741824). */
-        public int tcpMuxMaxWindow = 16_777_216;
-        /**
-         * Tunnel extension: receive budget of one session in bytes, the sum of its streams' windows
-         * (1048576..1099511627776, and >= tcpMuxInitialWindow).
-         */
-        public long tcpMuxSessionWindow = 33_554_432L;
         /**
          * Tunnel extension: offer clients a second connection per session for streams that turned
          * bulk, so a download does not queue interactive streams behind it.
          */
         public boolean tcpMuxExpressLane = true;
-        /**
-         * Tunnel extension: process-wide cap on receive windows in bytes; 0 = half the JVM's max
-         * direct memory, else 1048576..1099511627776.
-         */
-        public long tcpMuxMemoryLimit = 0;
-        /** Tunnel extension: SO_SNDBUF in bytes; 0 = OS default, else 4096..67108864. */
-        public int sendBufferSize = 0;
-        /** Tunnel extension: SO_RCVBUF in bytes; 0 = OS default, else 4096..67108864. */
-        public int receiveBufferSize = 0;
         /** Tunnel extension: seconds a new connection has to finish TLS and log in (> 0). */
         public int loginTimeout = 10;
         /** Tunnel extension: open streams (public connections) one client may have; more are refused. 0 = unlimited. */
@@ -150,37 +148,18 @@ public class ServerConfig {
          * proxies; more are refused. 0 = unlimited.
          */
         public int maxConnectionsPerIP = 0;
-        /** Tunnel extension: event-loop threads (0..256); 0 = one per available core. */
-        public int eventLoopThreads = 0;
-        /** Tunnel extension: io_uring for all sockets: on (required; not with tcpMux = false), off or auto (epoll for now). */
-        public String ioUring = "auto";
         public Tls tls = new Tls();
     }
 
-    /** {@code [transport.tls]}. */
-    public static class Tls {
+    /**
+     * {@code [transport.tls]}: {@code certFile} unset = a generated self-signed certificate;
+     * {@code trustedCaFile} set = clients must present a certificate it signed.
+     */
+    public static class Tls extends TlsFilesConfig {
         /** Refuse clients that do not use TLS. */
         public boolean force = false;
-        /** PEM certificate; null = a generated self-signed one. Needs keyFile. */
-        public String certFile;
-        /** PEM private key for certFile. */
-        public String keyFile;
-        /** PEM CA bundle; when set, clients must present a certificate it signed. */
-        public String trustedCaFile;
         /** Tunnel extension: directory keeping the self-signed certificate across restarts; null = a new one each start. */
         public String selfSignedDir;
-    }
-
-    /** {@code [log]}. */
-    public static class Log {
-        /** trace, debug, info, warn or error. */
-        public String level = "info";
-        /** "console" or a file path; a file rolls over daily to FILE.yyyy-MM-dd. */
-        public String to = "console";
-        /** Days of rolled log files kept; 0 = 3 (frp's default). */
-        public int maxDays = 0;
-        /** Accepted for frp's files: the tunnel never colors its lines. */
-        public boolean disablePrintColor = false;
     }
 
     /** Address the public proxy ports bind to. */

@@ -2,10 +2,11 @@ package dev.tunnel.server.config;
 
 import dev.tunnel.config.ConfigErrors;
 import dev.tunnel.config.ConfigValidator;
-import dev.tunnel.runtime.LogSetup;
 import dev.tunnel.config.ValueChecks;
 import dev.tunnel.protocol.transport.IoUringSetting;
 import dev.tunnel.protocol.transport.Transports;
+import dev.tunnel.server.plugin.PluginEndpoint;
+import dev.tunnel.server.plugin.PluginOp;
 import dev.tunnel.server.proxy.ServerProxyType;
 import dev.tunnel.server.proxy.ServerProxyTypes;
 
@@ -19,8 +20,6 @@ import java.util.Set;
  * the keys a proxy type reads are checked by the type ({@code ServerProxyType#validate}).
  */
 final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
-
-    static final int MAX_WINDOW = 1_073_741_824;
 
     private final Path baseDir;
     private final ServerProxyTypes types;
@@ -42,14 +41,11 @@ final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
         checks.atLeast("userConnTimeout", cfg.userConnTimeout, 1);
         checks.atLeast("maxPortsPerClient", cfg.maxPortsPerClient, 0);
         checks.range("udpPacketSize", cfg.udpPacketSize, 1, 65535);
-        checks.oneOf("auth.method", cfg.auth.method, List.of("token"), List.of("oidc"));
-        String token = checks.secret("auth.token", cfg.auth.token, "auth.tokenFile", cfg.auth.tokenFile);
-        if (token != null) {
-            cfg.auth.token = token; // completes the config: the rest of the server only reads auth.token
-        }
+        cfg.auth.validate("auth", checks);
         checks.atLeast("auth.maxFailedLogins", cfg.auth.maxFailedLogins, 0);
         checks.atLeast("auth.failedLoginBlockSeconds", cfg.auth.failedLoginBlockSeconds, 1);
         users(cfg.users, checks);
+        httpPlugins(cfg.httpPlugins, checks);
         for (ServerProxyType type : types.all()) {
             type.validate(cfg, checks);
         }
@@ -57,9 +53,7 @@ final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
         for (int i = 0; i < cfg.allowPorts.size(); i++) {
             portRange("allowPorts[" + i + "]", cfg.allowPorts.get(i), checks);
         }
-        checks.oneOf("log.level", cfg.log.level, LogSetup.LEVELS, List.of());
-        checks.notBlank("log.to", cfg.log.to);
-        checks.range("log.maxDays", cfg.log.maxDays, 0, 3650);
+        cfg.log.validate("log", checks);
         cfg.webServer.validate("webServer", checks);
         checks.check(!cfg.enablePrometheus || cfg.webServer.enabled(), "enablePrometheus",
                 "true needs webServer.port (the metrics are served by the web server at /metrics)");
@@ -70,10 +64,9 @@ final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
         for (int i = 0; i < users.size(); i++) {
             ServerConfig.User u = users.get(i);
             String key = "users[" + i + "]";
-            if (checks.notBlank(key + ".name", u.name)) {
+            if (uniqueName(key + ".name", u.name, names, checks)) {
                 checks.check(u.name.chars().noneMatch(c -> Character.isWhitespace(c) || Character.isISOControl(c) || c == '.'),
                         key + ".name", "\"" + u.name + "\" (expected: no spaces, dots or control characters)");
-                checks.check(names.add(u.name), key + ".name", "\"" + u.name + "\" is listed twice");
             }
             String token = checks.secret(key + ".token", u.token, key + ".tokenFile", u.tokenFile);
             if (u.tokenFile == null) {
@@ -89,34 +82,50 @@ final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
         }
     }
 
+    private static void httpPlugins(List<ServerConfig.HttpPlugin> plugins, ValueChecks checks) {
+        Set<String> names = new HashSet<>();
+        for (int i = 0; i < plugins.size(); i++) {
+            ServerConfig.HttpPlugin p = plugins.get(i);
+            String key = "httpPlugins[" + i + "]";
+            uniqueName(key + ".name", p.name, names, checks);
+            boolean pathOk = checks.check(p.path == null || p.path.isEmpty() || p.path.startsWith("/"), key + ".path",
+                    "\"" + p.path + "\" (expected: empty or starting with /)");
+            if (checks.notBlank(key + ".addr", p.addr)) {
+                try {
+                    PluginEndpoint.parse(p.addr, pathOk ? p.path : "");
+                } catch (IllegalArgumentException e) {
+                    checks.check(false, key + ".addr", e.getMessage());
+                }
+            }
+            for (int j = 0; j < p.ops.size(); j++) {
+                checks.check(PluginOp.byName(p.ops.get(j)) != null, key + ".ops[" + j + "]", "\"" + p.ops.get(j)
+                        + "\" (expected one of: " + String.join(", ", PluginOp.NAMES) + ")");
+            }
+        }
+    }
+
+    /** A name that is set and not in {@code names} yet (which it joins); false when it is blank. */
+    private static boolean uniqueName(String key, String name, Set<String> names, ValueChecks checks) {
+        if (!checks.notBlank(key, name)) {
+            return false;
+        }
+        checks.check(names.add(name), key, "\"" + name + "\" is listed twice");
+        return true;
+    }
+
     private static void transport(ServerConfig.Transport t, ValueChecks checks) {
         checks.atLeast("transport.loginTimeout", t.loginTimeout, 1);
         checks.atLeast("transport.maxStreamsPerClient", t.maxStreamsPerClient, 0);
         checks.atLeast("transport.maxConnectionsPerProxy", t.maxConnectionsPerProxy, 0);
         checks.atLeast("transport.maxConnectionsPerIP", t.maxConnectionsPerIP, 0);
-        checks.range("transport.eventLoopThreads", t.eventLoopThreads, 0, Transports.MAX_THREADS);
-        checks.oneOf("transport.ioUring", t.ioUring, IoUringSetting.VALUES, List.of());
+        t.validate("transport", checks, Transports.MAX_THREADS, IoUringSetting.VALUES);
         if (t.tls.selfSignedDir != null) {
             checks.notBlank("transport.tls.selfSignedDir", t.tls.selfSignedDir);
         }
-        checks.atLeast("transport.tcpMuxKeepaliveInterval", t.tcpMuxKeepaliveInterval, 1);
         checks.positiveOrDisabled("transport.heartbeatTimeout", t.heartbeatTimeout);
         checks.range("transport.maxPoolCount", t.maxPoolCount, 0, 100);
         checks.range("transport.drainTimeout", t.drainTimeout, 0, 3600);
-        if (checks.range("transport.tcpMuxInitialWindow", t.tcpMuxInitialWindow, 65_536, MAX_WINDOW)) {
-            checks.range("transport.tcpMuxMaxWindow", t.tcpMuxMaxWindow, t.tcpMuxInitialWindow, MAX_WINDOW);
-            checks.range("transport.tcpMuxSessionWindow", t.tcpMuxSessionWindow,
-                    Math.max(1L << 20, t.tcpMuxInitialWindow), 1L << 40);
-        }
-        if (t.tcpMuxMemoryLimit != 0) {
-            checks.range("transport.tcpMuxMemoryLimit", t.tcpMuxMemoryLimit, 1L << 20, 1L << 40);
-        }
-        checks.bufferSize("transport.sendBufferSize", t.sendBufferSize);
-        checks.bufferSize("transport.receiveBufferSize", t.receiveBufferSize);
-        checks.together("transport.tls.certFile", t.tls.certFile, "transport.tls.keyFile", t.tls.keyFile);
-        checks.readableFile("transport.tls.certFile", t.tls.certFile);
-        checks.readableFile("transport.tls.keyFile", t.tls.keyFile);
-        checks.readableFile("transport.tls.trustedCaFile", t.tls.trustedCaFile);
+        t.tls.validate("transport.tls", checks);
     }
 
     private static void portRange(String key, PortRange r, ValueChecks checks) {

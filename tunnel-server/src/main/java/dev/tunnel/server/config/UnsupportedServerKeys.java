@@ -9,7 +9,7 @@ final class UnsupportedServerKeys {
             "kcpBindPort", "quicBindPort",
             "webServer.assetsDir", "webServer.tls.trustedCaFile", "webServer.tls.serverName",
             "natholeAnalysisDataReserveHours",
-            "httpPlugins", "sshTunnelGateway",
+            "sshTunnelGateway",
             "auth.oidc", "auth.additionalScopes", "auth.tokenSource",
             "transport.quic");
 

@@ -65,9 +65,16 @@ public interface SessionLink {
     boolean carriesStreams();
 
     /**
+     * Admits {@code publicConn} (registered on {@link #eventLoop()}) for {@code proxy} against the
+     * session's limits and the proxy's connection caps, and tracks it as one of the proxy's public
+     * connections until it closes; false when refused (logged). The vhost calls it once per
+     * public connection and proxy, before {@link #open} or reusing an idle connection.
+     */
+    boolean admit(Channel publicConn, ProxyRef proxy);
+
+    /**
      * Opens a connection to {@code proxy}'s local app for {@code publicConn} (registered on
-     * {@link #eventLoop()}), admitted against the session's limits, that the caller writes and
-     * reads itself (the vhost's requests, one by one), with the PROXY protocol header already
+     * {@link #eventLoop()}, {@linkplain #admit admitted}), that the caller writes and reads itself (the vhost's requests, one by one), with the PROXY protocol header already
      * written when the proxy asks for one: a stream in mux mode, a work connection of its own in
      * pool mode. {@code opened} gets it, or null when refused (logged): at once in mux mode; in
      * pool mode once a work connection is started, on that connection's loop, where the caller

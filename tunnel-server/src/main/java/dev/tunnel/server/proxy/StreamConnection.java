@@ -16,7 +16,7 @@ import io.netty.channel.EventLoop;
  * Mux mode's {@link AppConnection}: one stream of the session's mux connection, on the session's
  * loop; its relay after an upgrade is a {@link StreamRelay}.
  */
-public final class StreamConnection implements AppConnection {
+public class StreamConnection implements AppConnection { // not final: tests place it on their loops
     private final MuxStream stream;
     private final EventLoop loop;
 

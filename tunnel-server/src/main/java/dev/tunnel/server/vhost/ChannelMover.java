@@ -10,7 +10,9 @@ import org.slf4j.LoggerFactory;
  * loop, but it can only use a proxy's streams on the loop of that proxy's client session (every
  * method of a mux stream runs there). So once its first request (or ClientHello) is routed, the
  * connection is deregistered from its loop and registered on the session's; nothing is read
- * meanwhile ({@code AUTO_READ} is off and the caller does not ask for a read).
+ * meanwhile ({@code AUTO_READ} is off). A read the vhost asked for before (it keeps one armed
+ * while a response is awaited) stays asked for on the new loop, and what it brings waits in the
+ * vhost handler until the request before it is done.
  */
 final class ChannelMover {
     private static final Logger log = LoggerFactory.getLogger(ChannelMover.class);

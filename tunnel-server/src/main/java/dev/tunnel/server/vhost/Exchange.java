@@ -1,9 +1,13 @@
 package dev.tunnel.server.vhost;
 
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
 
 /**
  * Where the current request/response exchange of a vhost connection stands: which parts are
@@ -19,6 +23,12 @@ final class Exchange {
     boolean requestDone;
     boolean responseStarted;
     boolean responseDone;
+    /**
+     * The connection to the app may carry another request once this exchange is complete: the
+     * request went as HTTP/1.1 keep-alive without an upgrade, and the response keeps it alive and
+     * is framed by its length or chunks (not by the close).
+     */
+    boolean upstreamReusable;
     /** The app answered 101: raw bytes follow, whatever the codec makes of them. */
     boolean upgrading;
     private boolean headRequest;
@@ -28,8 +38,19 @@ final class Exchange {
         keepAlive = HttpUtil.isKeepAlive(request);
     }
 
-    /** The routed request goes to its proxy: nothing of its answer has come yet. */
+    /**
+     * The routed request goes to its proxy: nothing of its answer has come yet. A visitor's
+     * {@code Connection: close} on an HTTP/1.1 request is about its own connection, so it is
+     * taken off the request (as nginx and Go's reverse proxy do): the connection to the app stays
+     * open for the next request from anyone.
+     */
     void dispatched(HttpRequest request) {
+        HttpHeaders headers = request.headers();
+        upstreamReusable = HttpVersion.HTTP_1_1.equals(request.protocolVersion())
+                && !headers.contains(HttpHeaderNames.UPGRADE);
+        if (upstreamReusable && headers.containsValue(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE, true)) {
+            headers.remove(HttpHeaderNames.CONNECTION);
+        }
         headRequest = HttpMethod.HEAD.equals(request.method());
         requestDone = false;
         responseStarted = false;
@@ -41,6 +62,7 @@ final class Exchange {
     boolean responseHead(HttpResponse response) {
         int code = response.status().code();
         if (code == 101) {
+            upstreamReusable = false;
             upgrading = true; // the codec may not end a 101 with a last part: raw bytes follow it
             responseDone = true;
             return true;
@@ -51,6 +73,7 @@ final class Exchange {
         responseStarted = true;
         if (!HttpUtil.isKeepAlive(response) || delimitedByClose(response)) {
             keepAlive = false;
+            upstreamReusable = false;
         }
         return true;
     }

@@ -12,9 +12,9 @@ import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
@@ -27,16 +27,23 @@ import org.slf4j.LoggerFactory;
 /**
  * Routes the requests of one public connection on the vhost HTTP port, each on its own: a
  * keep-alive connection may send one request to one proxy and the next to another proxy of
- * another client. Sits behind Netty's {@link HttpRequestDecoder} ({@link #install}), so it sees
- * request heads and body parts; bodies are never aggregated. Responses come back from the
- * {@link Upstream} as bytes to write as they are.
+ * another client. Sits behind Netty's request decoder ({@link RequestDecoder}, {@link #install}),
+ * so it sees request heads (with the bytes they came in) and body parts; bodies are never
+ * aggregated. Responses come back from the {@link Upstream} as bytes to write as they are.
  *
  * <h3>One request at a time</h3>
  * A request head is routed ({@link RequestRouting}), rewritten (forwarding headers, Host,
  * {@code requestHeaders.set}) and sent on a connection to its proxy's app ({@link Upstreams}:
- * the one the previous request used when it goes to the same proxy, else a new stream, or work
- * connection in pool mode, after the public connection moved to that connection's event loop).
- * The next request is handled once the response is complete; a pipelined one waits, unread.
+ * the one the previous request used when it goes to the same proxy, else an idle one of that
+ * proxy's {@link IdleUpstreams}, else a new stream, or work connection in pool mode, after the
+ * public connection moved to that connection's event loop). The next request is handled once
+ * the response is complete; a pipelined one waits, unread.
+ *
+ * <h3>Reuse</h3>
+ * A connection to an app whose exchange ended cleanly with both sides keep-alive
+ * ({@link Exchange#upstreamReusable}) is kept while requests go to its proxy, and parked for
+ * other public connections once this one closes or goes elsewhere. A bodiless idempotent request
+ * whose reused connection closes before any byte of an answer is sent once more on a new one.
  *
  * <h3>Backpressure</h3>
  * {@code AUTO_READ} is off: the socket is read while a head is awaited, or while a body goes to
@@ -80,6 +87,12 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     private boolean inputClosed;
     private boolean dispatching;
     private String visitorIp;
+    /** The head of the request in flight while it may be sent again ({@link #retryable}); else null. */
+    private HttpRequest retry;
+    /** The request in flight went as its own bytes ({@link RequestSplice}): its object lacks the forwarding headers. */
+    private boolean retrySpliced;
+    /** The bytes of the head that the decoder hands on next ({@link RequestDecoder}); owned until then. */
+    private RequestDecoder.HeadBytes headBytes;
 
     /**
      * @param proto    what {@code X-Forwarded-Proto} says: "http"
@@ -97,7 +110,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
                 .setMaxInitialLineLength(VhostSettings.MAX_REQUEST_LINE)
                 .setMaxHeaderSize(VhostSettings.MAX_REQUEST_HEADERS)
                 .setMaxChunkSize(256 * 1024);
-        pipeline.addLast(TunnelPipeline.HTTP_CODEC, new HttpRequestDecoder(requests));
+        pipeline.addLast(TunnelPipeline.HTTP_CODEC, new RequestDecoder(requests));
         pipeline.addLast(TunnelPipeline.VHOST, new HttpVhostHandler(vhost, proto, affinity));
     }
 
@@ -106,7 +119,8 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         this.ctx = ctx;
         this.timer = new ConnectionTimer(ctx.channel());
         this.replies = new Replies(ctx, vhost);
-        this.upstreams = new Upstreams(ctx, this, affinity, timer::stop); // its task lives on the loop being left
+        this.upstreams = new Upstreams(ctx, this, affinity, timer::stop, // its task lives on the loop being left
+                vhost.counters());
         if (ctx.channel().isActive()) {
             awaitHead();
         }
@@ -147,7 +161,11 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     public void channelInactive(ChannelHandlerContext ctx) {
         phase = Phase.CLOSING;
         timer.stop();
-        upstreams.end(!exchange.complete());
+        if (exchange.complete() && exchange.upstreamReusable) {
+            upstreams.release();
+        } else {
+            upstreams.end(!exchange.complete());
+        }
         releasePending();
         ctx.fireChannelInactive();
     }
@@ -162,7 +180,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     private void process() {
         while (!pending.isEmpty()) {
             Object msg = pending.peek();
-            boolean isHead = msg instanceof HttpRequest;
+            boolean isHead = msg instanceof HttpRequest || msg instanceof RequestDecoder.HeadBytes;
             if (phase == Phase.OPENING || phase == Phase.RESPONSE || phase == Phase.CLOSING
                     || phase == Phase.UPGRADED || (isHead && phase != Phase.HEAD)) {
                 if (phase == Phase.CLOSING) {
@@ -171,7 +189,9 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
                 return; // handled once the current exchange is over
             }
             pending.poll();
-            if (isHead) {
+            if (msg instanceof RequestDecoder.HeadBytes bytes) {
+                headBytes = bytes; // its head follows at once
+            } else if (isHead) {
                 onHead((HttpRequest) msg);
             } else if (msg instanceof HttpContent content && phase == Phase.BODY) {
                 onBody(content);
@@ -185,17 +205,34 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         }
     }
 
+    /**
+     * Asks for the next read when what it brings can be handled, or held without growing: while a
+     * response is awaited too, so the socket stays armed between requests (a read asked for and
+     * taken back would cost two {@code epoll_ctl}s per keep-alive request) and a pipelined request
+     * waits in {@code pending}, one read at most, which stops further reads.
+     */
     private void readIfWanted() {
         if (!pending.isEmpty() || inputClosed || !ctx.channel().isActive()) {
             return;
         }
-        if (phase == Phase.HEAD || phase == Phase.DISCARD || (phase == Phase.BODY && upstreams.current() != null
-                && upstreams.current().isWritable())) {
+        if (phase == Phase.HEAD || phase == Phase.DISCARD || phase == Phase.RESPONSE
+                || (phase == Phase.BODY && upstreams.current() != null && upstreams.current().isWritable())) {
             ctx.read();
         }
     }
 
     private void onHead(HttpRequest request) {
+        RequestDecoder.HeadBytes raw = headBytes;
+        headBytes = null;
+        try {
+            onHead(request, raw);
+        } finally {
+            ReferenceCountUtil.release(raw);
+        }
+    }
+
+    /** @param raw the bytes the head came in, or null (not released here) */
+    private void onHead(HttpRequest request, RequestDecoder.HeadBytes raw) {
         timer.cancel();
         RequestRouting.Decision decision = RequestRouting.decide(vhost, request, ctx.channel());
         if (decision.answer() != null && decision.close()) {
@@ -212,36 +249,58 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         if (visitorIp == null) {
             visitorIp = RequestTarget.ipOf(ctx.channel().remoteAddress());
         }
+        ByteBuf spliced = raw == null ? null
+                : RequestSplice.build(ctx.alloc(), raw.content(), request, decision.route().target(), visitorIp, proto);
+        if (spliced == null) {
+            forwarded(request, decision.route());
+        }
+        dispatch(request, spliced, decision.route());
+    }
+
+    /** Adds the forwarding headers and the route's rewrites to a head that goes re-encoded. */
+    private void forwarded(HttpRequest request, Entry<HttpRoute> found) {
         RequestTarget.addForwarded(request, visitorIp, proto);
-        decision.route().target().rewriteRequest(request);
-        dispatch(request, decision.route());
+        found.target().rewriteRequest(request);
     }
 
     /**
      * Sends a routed head to its proxy's app, on the connection the previous request used when it
      * goes to the same proxy, else on a new one ({@link Upstreams}, which may have to wait).
      */
-    private void dispatch(HttpRequest request, Entry<HttpRoute> found) {
+    private void dispatch(HttpRequest request, ByteBuf spliced, Entry<HttpRoute> found) {
         phase = Phase.OPENING;
         dispatching = true;
-        upstreams.forRoute(found, ok -> opened(request, found, ok));
+        upstreams.forRoute(found, false, ok -> opened(request, spliced, found, ok, false));
         dispatching = false;
     }
 
-    private void opened(HttpRequest request, Entry<HttpRoute> found, boolean ok) {
+    /**
+     * @param spliced the head's bytes to send ({@link RequestSplice}; ownership passes), or null to encode it
+     * @param again   the request is sent a second time, on a new connection ({@link #retry}): its
+     *                body (none) was forwarded already, so its end is sent here
+     */
+    private void opened(HttpRequest request, ByteBuf spliced, Entry<HttpRoute> found, boolean ok, boolean again) {
         if (phase != Phase.OPENING || !ctx.channel().isActive()) {
             ReferenceCountUtil.release(request);
+            ReferenceCountUtil.release(spliced);
             return;
         }
         if (!ok) {
             ReferenceCountUtil.release(request);
+            ReferenceCountUtil.release(spliced);
             badGateway(found, "the proxy's client is gone or refused the connection");
             return;
         }
         route = found;
         exchange.dispatched(request);
         phase = Phase.BODY;
-        upstreams.current().send(request);
+        Upstream up = upstreams.current();
+        retrySpliced = spliced != null;
+        up.sendHead(request, spliced);
+        retry = !again && up.reused() && retryable(request) ? request : null;
+        if (again) {
+            onBody(LastHttpContent.EMPTY_LAST_CONTENT);
+        }
         if (!dispatching) { // it waited: nothing was read meanwhile
             process();
             readIfWanted();
@@ -275,6 +334,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         }
         ChannelFuture lastWrite = null;
         String failure = null;
+        retry = null; // the app answered: whatever happens now, the request is not sent again
         for (Object part : parts) {
             if (failure != null) {
                 ReferenceCountUtil.release(part);
@@ -313,6 +373,8 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         }
         if (phase == Phase.HEAD) {
             upstreams.end(false); // the app closed a kept-alive connection: the next request opens another
+        } else if (retry != null) {
+            sendAgain();
         } else if (!exchange.responseStarted) {
             failUpstream("it closed the connection without a response");
         } else if (!exchange.responseDone) {
@@ -329,7 +391,9 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         if (phase == Phase.HEAD) {
             return;
         }
-        if (!exchange.responseStarted) {
+        if (retry != null) {
+            sendAgain();
+        } else if (!exchange.responseStarted) {
             badGateway(route, code == ResetCode.CONNECT_FAILED ? "the local app refused the connection (is it running?)"
                     : "its connection was reset (" + ResetCode.name(code) + ")");
         } else {
@@ -348,15 +412,47 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
 
     private void exchangeDone() {
         timer.cancel();
+        if (!exchange.upstreamReusable) {
+            upstreams.end(false);
+        }
         if (!exchange.keepAlive || inputClosed) {
+            upstreams.release(); // free for the next public connection at once
             closeAfterWrites();
             return;
         }
-        upstreams.endIfUnusable();
         phase = Phase.HEAD;
         awaitHead();
         process();
         readIfWanted();
+    }
+
+    /**
+     * Whether {@code request} may be sent again on a new connection when the reused one it went on
+     * fails before any byte of an answer (the app closed it while it was idle), as Go's
+     * {@code http.Transport} does: an idempotent method, and no body (nothing of it is kept).
+     */
+    private static boolean retryable(HttpRequest request) {
+        HttpMethod m = request.method();
+        return (HttpMethod.GET.equals(m) || HttpMethod.HEAD.equals(m) || HttpMethod.OPTIONS.equals(m)
+                || HttpMethod.TRACE.equals(m)) && !HttpUtil.isTransferEncodingChunked(request)
+                && HttpUtil.getContentLength(request, 0L) == 0;
+    }
+
+    /** Sends the request in flight again on a new connection: the reused one failed before answering. */
+    private void sendAgain() {
+        HttpRequest again = retry;
+        retry = null;
+        if (retrySpliced) { // it went as its own bytes: this time it is encoded
+            forwarded(again, route);
+        }
+        vhost.counters().retried.incrementAndGet();
+        log.debug("{} {} closed before answering; sending the request again on a new connection", ctx.channel(),
+                HttpRoute.describe(route));
+        upstreams.end(true);
+        timer.cancel();
+        Entry<HttpRoute> found = route;
+        phase = Phase.OPENING;
+        upstreams.forRoute(found, true, ok -> opened(again, null, found, ok, true));
     }
 
     /** The app answered 101: from here the stream carries raw bytes both ways. */
@@ -434,6 +530,8 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     }
 
     private void releasePending() {
+        ReferenceCountUtil.release(headBytes);
+        headBytes = null;
         Object m;
         while ((m = pending.poll()) != null) {
             ReferenceCountUtil.release(m);

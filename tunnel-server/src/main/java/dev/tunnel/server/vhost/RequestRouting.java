@@ -5,10 +5,13 @@ import dev.tunnel.server.vhost.RouteTable.Entry;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,6 +30,28 @@ final class RequestRouting {
     record Decision(Entry<HttpRoute> route, FullHttpResponse answer, boolean close) {
     }
 
+    /**
+     * Why a request's body framing could be read two ways, or null. The decoder already refuses
+     * {@code Content-Length} beside {@code Transfer-Encoding}, several {@code Content-Length}s and
+     * bare LF line ends, and joins folded lines (RequestFramingTest holds it to that); what it lets through
+     * and an app behind could frame differently is a transfer coding other than exactly one
+     * {@code chunked} (say {@code chunked, gzip}, or {@code identity}), or one on an HTTP/1.0
+     * request, which predates transfer codings.
+     */
+    static String ambiguousFraming(HttpRequest request) {
+        if (!request.headers().contains(HttpHeaderNames.TRANSFER_ENCODING)) {
+            return null;
+        }
+        List<String> codings = request.headers().getAll(HttpHeaderNames.TRANSFER_ENCODING);
+        if (!HttpVersion.HTTP_1_1.equals(request.protocolVersion())) {
+            return "Transfer-Encoding on an HTTP/1.0 request";
+        }
+        if (codings.size() != 1 || !HttpHeaderValues.CHUNKED.contentEqualsIgnoreCase(codings.get(0).trim())) {
+            return "Transfer-Encoding other than chunked";
+        }
+        return null;
+    }
+
     static Decision decide(VhostSettings vhost, HttpRequest request, Channel ch) {
         if (request.decoderResult().isFailure()) {
             Throwable cause = request.decoderResult().cause();
@@ -39,6 +64,13 @@ final class RequestRouting {
                     : "The request line or headers are larger than this server accepts ("
                     + VhostSettings.MAX_REQUEST_LINE + " / " + VhostSettings.MAX_REQUEST_HEADERS + " bytes).";
             return new Decision(null, ErrorPages.badRequest(ch.alloc(), status, why), true);
+        }
+        String framing = ambiguousFraming(request);
+        if (framing != null) {
+            vhost.counters().badRequests.incrementAndGet();
+            log.debug("{} bad request (400): {}", ch, framing);
+            return new Decision(null, ErrorPages.badRequest(ch.alloc(), HttpResponseStatus.BAD_REQUEST,
+                    "The request's framing is ambiguous: " + framing + "."), true);
         }
         RequestTarget target = RequestTarget.of(request);
         if (target.host() == null) {

@@ -13,10 +13,10 @@ import java.net.SocketAddress;
  * and {@code X-Real-IP} (the visitor's address).
  */
 record RequestTarget(String host, String path) {
-    private static final String X_FORWARDED_FOR = "X-Forwarded-For";
-    private static final String X_FORWARDED_HOST = "X-Forwarded-Host";
-    private static final String X_FORWARDED_PROTO = "X-Forwarded-Proto";
-    private static final String X_REAL_IP = "X-Real-IP";
+    static final String X_FORWARDED_FOR = "X-Forwarded-For";
+    static final String X_FORWARDED_HOST = "X-Forwarded-Host";
+    static final String X_FORWARDED_PROTO = "X-Forwarded-Proto";
+    static final String X_REAL_IP = "X-Real-IP";
 
     /** The routing host and path of {@code request}; host is null when the request names none. */
     static RequestTarget of(HttpRequest request) {

@@ -46,7 +46,7 @@ final class ResponseReader {
     static final Object END = LastHttpContent.EMPTY_LAST_CONTENT;
 
     private final Decoder decoder = new Decoder();
-    private final ChannelHandlerContext ctx;
+    private ChannelHandlerContext ctx;
     private final Map<String, String> setHeaders;
     private final ResponseHeadEncoder headEncoder;
     private final List<Object> step = new ArrayList<>(2);
@@ -66,6 +66,16 @@ final class ResponseReader {
         this.ctx = ctx;
         this.setHeaders = setHeaders;
         this.headEncoder = setHeaders.isEmpty() ? null : new ResponseHeadEncoder();
+    }
+
+    /** The public connection whose context buffers and decoder calls use from now on (a reused stream's next user). */
+    void context(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    /** Between responses, with nothing held back: the connection may carry another request. */
+    boolean atRest() {
+        return awaitingHead && carry == null && !failed && !raw;
     }
 
     /** The next response answers a HEAD request: it has a head and no body, whatever its headers say. */

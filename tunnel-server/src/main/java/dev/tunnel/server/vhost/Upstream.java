@@ -9,17 +9,22 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpRequestEncoder;
+import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * One connection to a proxy's local app (a stream, or a work connection in pool mode), carrying
- * the HTTP requests of one public connection while they go to that proxy. Requests go out re-encoded by Netty's {@link HttpRequestEncoder}
- * (called directly: their heads changed, and a request whose framing the app reads exactly as
- * the vhost routed it cannot smuggle a second one past it); responses come back framed by a
- * {@link ResponseReader} and pass on as the bytes they arrived in. Bodies pass through as
- * retained slices, never aggregated.
+ * the HTTP requests of one public connection at a time: while they go to that proxy, then
+ * parked in the proxy's {@link IdleUpstreams} for the next request from any public connection
+ * ({@link #park}, {@link #bind}). Requests go out re-encoded by Netty's
+ * {@link HttpRequestEncoder} (called directly: a request whose framing the app reads exactly as
+ * the vhost routed it cannot smuggle a second one past it), or, without a body and with nothing
+ * but the forwarding headers to add, as the bytes they came in ({@link RequestSplice}); responses
+ * come back framed by a {@link ResponseReader} and pass on as the bytes they arrived in. Bodies
+ * pass through as retained slices, never aggregated.
  *
  * <h3>Flow control</h3>
  * Credit for the bytes the connection delivered goes back through {@link #consumed} once the
@@ -27,7 +32,8 @@ import java.util.List;
  *
  * <h3>Closing</h3>
  * {@link #detach} ends its use: FIN to the app, whatever still arrives is dropped (with its
- * credit returned, so the connection can finish).
+ * credit returned, so the connection can finish). A parked connection is dropped from its pool
+ * and ended when the app closes or resets it, or sends anything (no request is outstanding).
  *
  * <p>Threading: every method runs on the connection's loop, where the public connection is
  * registered while it uses this upstream.
@@ -52,15 +58,21 @@ final class Upstream implements StreamHandler {
         void onUpstreamWritable(Upstream upstream);
     }
 
-    final RouteTable.Entry<HttpRoute> route;
     final AppConnection conn;
-    private final ChannelHandlerContext ctx;
     private final RequestEncoder requests = new RequestEncoder();
     private final ResponseReader responses;
     private final List<Object> parts = new ArrayList<>(4);
     private final List<Object> encoded = new ArrayList<>(3);
-    private final Listener listener;
     private final RelayCounter traffic;
+    private final IdleUpstreams pool;
+    private RouteTable.Entry<HttpRoute> route;
+    private ChannelHandlerContext ctx;
+    private Listener listener;
+    /** Requests it carried, over every public connection. */
+    private int requestCount;
+    private boolean parked;
+    /** The current request's head went spliced: its (empty) end is not encoded. */
+    private boolean splicedBody;
     private boolean detached;
     private boolean finReceived;
     private boolean reset;
@@ -71,13 +83,20 @@ final class Upstream implements StreamHandler {
         this.route = route;
         this.conn = conn;
         this.listener = listener;
-        this.traffic = route.target().target().traffic();
+        VhostTarget target = route.target().target();
+        this.traffic = target.traffic();
+        this.pool = target.idle();
         this.responses = new ResponseReader(ctx, route.target().responseHeaders());
         conn.handler(this);
     }
 
     VhostTarget target() {
         return route.target().target();
+    }
+
+    /** Whether it carried a request before the current one (so an app may have closed it meanwhile). */
+    boolean reused() {
+        return requestCount > 1;
     }
 
     /** Whether a new request may go on this connection: the app has not closed or reset it. */
@@ -89,9 +108,84 @@ final class Upstream implements StreamHandler {
         return conn.isWritable();
     }
 
-    /** Encodes a request part (head or content; ownership passes here) and sends it. */
+    /**
+     * Takes a parked connection into use by {@code ctx}'s public connection (on this connection's
+     * loop, where that connection is now registered); false if it became unusable while it moved
+     * (it is ended then).
+     */
+    boolean bind(ChannelHandlerContext ctx, RouteTable.Entry<HttpRoute> route, Listener listener) {
+        parked = false;
+        if (!usable()) {
+            detach(false);
+            return false;
+        }
+        this.ctx = ctx;
+        this.route = route;
+        this.listener = listener;
+        responses.context(ctx);
+        return true;
+    }
+
+    /**
+     * Its user is done with it after a clean keep-alive exchange: parks it in its proxy's pool,
+     * or ends it (FIN) when the pool is full or closed.
+     */
+    void park() {
+        if (!usable() || !responses.atRest()) {
+            detach(false);
+            return;
+        }
+        listener = null;
+        ctx = null;
+        parked = true;
+        if (!pool.offer(this)) {
+            parked = false;
+            detach(false);
+        }
+    }
+
+    /** Ends a parked connection the pool let go of (expired, or the proxy is gone); any thread. */
+    void endIdle() {
+        try {
+            conn.eventLoop().execute(() -> {
+                if (parked) {
+                    parked = false;
+                    detach(false);
+                }
+            });
+        } catch (RejectedExecutionException stopping) {
+            // the server is stopping: the connection closes with its loop
+        }
+    }
+
+    /**
+     * Sends a request head: {@code spliced} when it is given (its bytes as they arrived, with the
+     * forwarding headers added: {@link RequestSplice}, for a request without a body), else the
+     * head encoded. Ownership of both passes here.
+     */
+    void sendHead(HttpRequest head, ByteBuf spliced) {
+        requestCount++;
+        if (spliced == null) {
+            send(head);
+            return;
+        }
+        if (detached || reset) {
+            spliced.release();
+            return;
+        }
+        responses.expectHeadResponse(HttpMethod.HEAD.equals(head.method()));
+        splicedBody = true;
+        write(spliced);
+    }
+
+    /** Encodes a request part (content, or the head of a request not spliced; ownership passes here) and sends it. */
     void send(HttpObject part) {
         if (detached || reset) {
+            ReferenceCountUtil.release(part);
+            return;
+        }
+        if (splicedBody) { // the head went as bytes, not through the encoder: nothing follows it but its end
+            splicedBody = !(part instanceof LastHttpContent);
             ReferenceCountUtil.release(part);
             return;
         }
@@ -100,11 +194,18 @@ final class Upstream implements StreamHandler {
         }
         requests.encode(ctx, part, encoded);
         for (Object bytes : encoded) {
-            ByteBuf buf = (ByteBuf) bytes;
-            traffic.read(buf.readableBytes()); // counted as forwarded, heads as re-encoded
-            conn.write(buf);
+            write((ByteBuf) bytes);
         }
         encoded.clear();
+    }
+
+    private void write(ByteBuf buf) {
+        if (!buf.isReadable()) {
+            buf.release(); // the encoder's end of a request without a body
+            return;
+        }
+        traffic.read(buf.readableBytes()); // counted as forwarded, heads as sent
+        conn.write(buf);
     }
 
     /** Returns credit for {@code bytes} the public socket took. */
@@ -132,14 +233,26 @@ final class Upstream implements StreamHandler {
         responses.release();
     }
 
+    /** The app did something while no request was outstanding: drop it from the pool and end it. */
+    private void unpark(boolean abort) {
+        parked = false;
+        pool.remove(this);
+        detach(abort);
+    }
+
     // ---- the app's side ----
 
     @Override
     public void onData(ByteBuf data) {
         int bytes = data.readableBytes();
-        if (detached) {
+        if (detached || listener == null) {
             data.release();
             conn.consumed(bytes);
+            if (parked) {
+                unpark(true); // bytes no request asked for: the connection is out of step
+            } else if (!detached) {
+                detach(true); // likewise, while it moves to its next user (who opens another)
+            }
             return;
         }
         traffic.written(bytes);
@@ -154,7 +267,11 @@ final class Upstream implements StreamHandler {
     @Override
     public void onFin() {
         finReceived = true;
-        if (detached) {
+        if (parked) {
+            unpark(false);
+            return;
+        }
+        if (detached || listener == null) {
             return;
         }
         responses.finish(parts); // a response delimited by the close ends here
@@ -171,16 +288,22 @@ final class Upstream implements StreamHandler {
     @Override
     public void onReset(int code) {
         reset = true;
+        if (parked) {
+            unpark(true);
+            return;
+        }
         if (!detached) {
             detached = true;
             responses.release();
-            listener.onUpstreamReset(this, code);
+            if (listener != null) {
+                listener.onUpstreamReset(this, code);
+            }
         }
     }
 
     @Override
     public void onWritable() {
-        if (!detached) {
+        if (!detached && listener != null) {
             listener.onUpstreamWritable(this);
         }
     }

@@ -1,6 +1,7 @@
 package dev.tunnel.server.vhost;
 
 import dev.tunnel.protocol.TunnelPipeline;
+import dev.tunnel.protocol.relay.RelayedSockets;
 import dev.tunnel.protocol.transport.Transports;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -107,10 +108,7 @@ public final class VhostListeners implements AutoCloseable {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             Channel child = (Channel) msg;
-            child.config().setAutoRead(false);
-            child.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
-            child.config().setOption(ChannelOption.TCP_NODELAY, true);
-            child.config().setRecvByteBufAllocator(Transports.bulkReads());
+            RelayedSockets.configure(child.config()); // the options the bootstrap would set, with no second TCP_NODELAY
             child.pipeline().addLast(initializer);
             try {
                 affinity.next().register(child).addListener(f -> {

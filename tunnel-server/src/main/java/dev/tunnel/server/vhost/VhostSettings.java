@@ -4,7 +4,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What every vhost connection shares: the route tables, the error pages, the timeouts, and
- * counters of rejected input an operator can watch.
+ * counters of rejected input and of reused connections an operator can watch.
  *
  * @param responseTimeoutSeconds {@code vhostHTTPTimeout}: how long a local app may take to start its response
  * @param headTimeoutSeconds     how long a request head (or a ClientHello) may take to arrive, and
@@ -22,7 +22,7 @@ public record VhostSettings(RouteTable<HttpRoute> httpRoutes, RouteTable<VhostTa
     /** Largest ClientHello read for SNI (longer: closed). */
     public static final int MAX_CLIENT_HELLO = 16 * 1024;
 
-    /** Rejected input, by kind; thread-safe. */
+    /** Rejected input by kind, and connection reuse; thread-safe. */
     public static final class Counters {
         public final AtomicLong badRequests = new AtomicLong();
         public final AtomicLong slowHeads = new AtomicLong();
@@ -31,5 +31,10 @@ public record VhostSettings(RouteTable<HttpRoute> httpRoutes, RouteTable<VhostTa
         public final AtomicLong badGateway = new AtomicLong();
         public final AtomicLong gatewayTimeout = new AtomicLong();
         public final AtomicLong tlsUnrouted = new AtomicLong();
+        /** Connections to apps opened for requests, and requests' idle connections taken from a pool instead. */
+        public final AtomicLong upstreamsOpened = new AtomicLong();
+        public final AtomicLong upstreamsReused = new AtomicLong();
+        /** Requests sent again on a new connection after a reused one failed before any response byte. */
+        public final AtomicLong retried = new AtomicLong();
     }
 }

@@ -26,10 +26,19 @@ public interface VhostTarget {
     EventLoop eventLoop();
 
     /**
+     * Admits {@code publicChannel} (registered on {@link #eventLoop()}) to the proxy against the
+     * session's and the proxy's limits ({@code maxStreamsPerClient}, {@code maxConnectionsPerProxy},
+     * {@code maxConnectionsPerIP}) and counts it as one of the proxy's public connections until it
+     * closes; false (logged) when refused. Once per public connection and proxy, before its first
+     * {@link #open} or idle connection.
+     */
+    boolean admit(Channel publicChannel);
+
+    /**
      * Opens a connection to the proxy's local app for {@code publicChannel} (registered on
-     * {@link #eventLoop()}), with the PROXY protocol header already written when the proxy asks
+     * {@link #eventLoop()}, admitted), with the PROXY protocol header already written when the proxy asks
      * for one: a stream in mux mode, a work connection in pool mode ({@link SessionLink#open}).
-     * {@code opened} gets it, or null when it cannot (the session is gone, at its limits, or no
+     * {@code opened} gets it, or null when it cannot (the session is gone, or no
      * work connection came in time: logged by the target), possibly later and on the
      * connection's own loop, where the caller moves {@code publicChannel} before using it.
      */
@@ -41,6 +50,9 @@ public interface VhostTarget {
      * {@code firstBytes} (ownership passes) are what was read from it already, sent first.
      */
     void carry(Channel publicConn, ByteBuf firstBytes);
+
+    /** The idle connections to the proxy's app kept for its next requests ({@code http} proxies). */
+    IdleUpstreams idle();
 
     /** Where the bytes of its requests and responses are counted (the proxy's traffic). */
     RelayCounter traffic();

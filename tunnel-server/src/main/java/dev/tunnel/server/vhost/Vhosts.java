@@ -114,6 +114,7 @@ public final class Vhosts {
                 removals.add(() -> http.remove(d, location, spec.routeByHTTPUser(), route));
             }
         }
+        removals.add(target.idle()::close); // ends what is parked, and what is parked later
         return new Registration(removals, domains);
     }
 

@@ -149,6 +149,50 @@ class ServerConfigTest {
     }
 
     @Test
+    void readsHttpPluginsWithEveryOpAndTls() throws Exception {
+        ServerConfig cfg = parse("""
+                [[httpPlugins]]
+                ops = ["NewProxy", "CloseProxy", "Ping", "NewWorkConn", "NewUserConn"]
+                tlsVerify = true
+                name = "fleet"
+                addr = "https://plugins.example:8443"
+
+                [[httpPlugins]]
+                addr = "http://[::1]:9002"
+                name = "audit"
+                ops = ["Login"]
+                """);
+        assertThat(cfg.httpPlugins).hasSize(2);
+        assertThat(cfg.httpPlugins.get(0).ops).hasSize(5);
+        assertThat(cfg.httpPlugins.get(0).tlsVerify).isTrue();
+        assertThat(cfg.httpPlugins.get(0).path).as("frp's default").isEmpty();
+        assertThat(cfg.httpPlugins.get(1).name).isEqualTo("audit");
+        assertThat(cfg.httpPlugins.get(1).tlsVerify).as("frp's default").isFalse();
+        assertThat(parse("").httpPlugins).isEmpty();
+    }
+
+    @Test
+    void badHttpPluginsNameTheEntryAndWhatIsAllowed() {
+        assertThat(messages("""
+                [[httpPlugins]]
+                name = "a"
+                addr = "127.0.0.1:9000"
+                path = "handler"
+                ops = ["Login", "login"]
+
+                [[httpPlugins]]
+                name = "a"
+                addr = ""
+                ops = ["NewProxy"]
+                """)).containsExactlyInAnyOrder(
+                "s.toml:4: httpPlugins[0].path: \"handler\" (expected: empty or starting with /)",
+                "s.toml:5: httpPlugins[0].ops[1]: \"login\" (expected one of: Login, NewProxy, CloseProxy, Ping,"
+                        + " NewWorkConn, NewUserConn)",
+                "s.toml:8: httpPlugins[1].name: \"a\" is listed twice",
+                "s.toml:9: httpPlugins[1].addr: must not be empty");
+    }
+
+    @Test
     void tcpKeepaliveAndDetailedErrorsAreReadWithFrpsDefaults() throws Exception {
         ServerConfig defaults = parse("");
         assertThat(defaults.transport.tcpKeepalive).isEqualTo(7200);

@@ -54,8 +54,18 @@ final class VhostHarness implements AutoCloseable {
         client.start(MuxSettings.defaults().initialWindow());
     }
 
-    /** A proxy whose streams carry its id, opened on whatever loop the public channel is on. */
+    /** Idle connections each proxy created from now on keeps. */
+    int maxIdle = IdleUpstreams.MAX_IDLE;
+    /** Whether proxies admit public connections; each admission is counted. */
+    boolean admitting = true;
+    int admissions;
+
+    /**
+     * A proxy whose streams carry its id, opened on whatever loop the public channel is on; its
+     * idle connections expire by the server session's clock.
+     */
     VhostTarget target(String name, int proxyId) {
+        IdleUpstreams idle = new IdleUpstreams(serverSession.eventLoop(), maxIdle, IdleUpstreams.IDLE_TIMEOUT_SECONDS);
         return new VhostTarget() {
             @Override
             public String name() {
@@ -68,9 +78,27 @@ final class VhostHarness implements AutoCloseable {
             }
 
             @Override
+            public boolean admit(Channel publicChannel) {
+                admissions++;
+                return admitting;
+            }
+
+            @Override
             public void open(Channel publicChannel, Consumer<AppConnection> opened) {
                 MuxStream stream = server.openStream(proxyId, String.valueOf(publicChannel.remoteAddress()));
-                opened.accept(new StreamConnection(stream, active.eventLoop()));
+                // each EmbeddedChannel has a loop of its own: a stream parked by one channel and
+                // taken by another must not look like one on another loop (that would move it)
+                opened.accept(new StreamConnection(stream, null) {
+                    @Override
+                    public EventLoop eventLoop() {
+                        return active.eventLoop();
+                    }
+                });
+            }
+
+            @Override
+            public IdleUpstreams idle() {
+                return idle;
             }
 
             @Override
@@ -136,11 +164,19 @@ final class VhostHarness implements AutoCloseable {
     void shuttle() {
         boolean moved;
         do {
-            serverSession.runPendingTasks();
-            clientSession.runPendingTasks();
-            publicChannels.forEach(EmbeddedChannel::runPendingTasks);
+            runTasks();
             moved = move(serverSession, clientSession) | move(clientSession, serverSession);
+            if (!moved) { // a task on a public channel's loop may have queued a flush on the session's
+                runTasks();
+                moved = move(serverSession, clientSession) | move(clientSession, serverSession);
+            }
         } while (moved);
+    }
+
+    private void runTasks() {
+        serverSession.runPendingTasks();
+        clientSession.runPendingTasks();
+        publicChannels.forEach(EmbeddedChannel::runPendingTasks);
     }
 
     private static boolean move(EmbeddedChannel from, EmbeddedChannel to) {

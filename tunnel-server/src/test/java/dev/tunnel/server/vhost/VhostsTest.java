@@ -16,6 +16,7 @@ class VhostsTest {
     private final Vhosts vhosts = new Vhosts(80, 443, "tunnel.test");
 
     private static VhostTarget target(String name) {
+        IdleUpstreams idle = new IdleUpstreams(null, 0, 60); // never sweeps: nothing is parked
         return new VhostTarget() {
             @Override
             public String name() {
@@ -28,8 +29,18 @@ class VhostsTest {
             }
 
             @Override
+            public boolean admit(Channel publicChannel) {
+                return false;
+            }
+
+            @Override
             public void open(Channel publicChannel, java.util.function.Consumer<AppConnection> opened) {
                 opened.accept(null);
+            }
+
+            @Override
+            public IdleUpstreams idle() {
+                return idle;
             }
 
             @Override

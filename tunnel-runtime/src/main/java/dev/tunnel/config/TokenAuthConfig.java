@@ -1,0 +1,29 @@
+package dev.tunnel.config;
+
+import java.util.List;
+
+/**
+ * The {@code [auth]} keys frps.toml and frpc.toml share: the method and the shared token, which
+ * must be the same on both sides (docs/security.md). Each side's table extends this and says
+ * what an empty token means there.
+ */
+public class TokenAuthConfig {
+    /** Only "token" for now. */
+    public String method = "token";
+    /** The shared secret. */
+    public String token = "";
+    /** Tunnel extension: file holding the token (trailing newline ignored); instead of token. */
+    public String tokenFile;
+
+    /**
+     * Checks the table; {@code prefix} is its key ("auth"). A token read from {@code tokenFile}
+     * completes it: the rest of the program only reads {@code token}.
+     */
+    public void validate(String prefix, ValueChecks checks) {
+        checks.oneOf(prefix + ".method", method, List.of("token"), List.of("oidc"));
+        String secret = checks.secret(prefix + ".token", token, prefix + ".tokenFile", tokenFile);
+        if (secret != null) {
+            token = secret;
+        }
+    }
+}
