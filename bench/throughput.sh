@@ -10,7 +10,10 @@
 #                                               several builds in one run; each value is a directory
 #                                               holding tunnel-server.jar and tunnel-client.jar, or
 #                                               "." for this tree's target/ jars
-#                                               OPTS_<name>="-D..." adds JVM options to one build's tunnels
+#                                               OPTS_<name>="-D..." adds JVM options to one build's tunnels;
+#                                               CONF_<name>="transport.x = y" adds a line to both of its
+#                                               configs (one build twice, the express lane off in one:
+#                                               VARIANTS="on=. off=." CONF_off="transport.tcpMuxExpressLane = false")
 #   options (env): ROUNDS=3 T=5 (iperf3 seconds) D=5 (wrk seconds) TESTS="keep close i1 i8 i1p"
 #                  MODES="tls plain" (tunnel columns per variant: mux TLS, mux plain, pool TLS "pool")
 #                  REFS="haproxy ssh" (reference columns beside direct; "" for none)
@@ -108,13 +111,14 @@ fi
 base=$((P + 10))
 for v in $VARIANTS; do
   name=${v%%=*}; dir=${v#*=}; opts_var=OPTS_$name; opts="${JAVA_OPTS:-} ${!opts_var:-}"
+  conf_var=CONF_$name; conf="${!conf_var:-}"
   for mode in $MODES; do
     col=$name-$mode
     tls=$([ $mode = plain ] && echo false || echo true); mux=$([ $mode = pool ] && echo false || echo true)
-    printf 'bindAddr = "127.0.0.1"\nbindPort = %d\nauth.token = "bench"\ntransport.tls.force = %s\ntransport.tcpMux = %s\nlog.level = "warn"\n' \
-        $base $tls $mux > "$WORK/$col-s.toml"
-    printf 'serverAddr = "127.0.0.1"\nserverPort = %d\nauth.token = "bench"\ntransport.tls.enable = %s\ntransport.tcpMux = %s\ntransport.poolCount = 5\nlog.level = "warn"\n[[proxies]]\nname = "web"\nlocalPort = %d\nremotePort = %d\n[[proxies]]\nname = "iperf"\nlocalPort = %d\nremotePort = %d\n' \
-        $base $tls $mux $NGINX $((base + 1)) $IPERF $((base + 2)) > "$WORK/$col-c.toml"
+    printf 'bindAddr = "127.0.0.1"\nbindPort = %d\nauth.token = "bench"\ntransport.tls.force = %s\ntransport.tcpMux = %s\nlog.level = "warn"\n%s\n' \
+        $base $tls $mux "$conf" > "$WORK/$col-s.toml"
+    printf 'serverAddr = "127.0.0.1"\nserverPort = %d\nauth.token = "bench"\ntransport.tls.enable = %s\ntransport.tcpMux = %s\ntransport.poolCount = 5\nlog.level = "warn"\n%s\n[[proxies]]\nname = "web"\nlocalPort = %d\nremotePort = %d\n[[proxies]]\nname = "iperf"\nlocalPort = %d\nremotePort = %d\n' \
+        $base $tls $mux "$conf" $NGINX $((base + 1)) $IPERF $((base + 2)) > "$WORK/$col-c.toml"
     java $opts -jar "$(jar "$dir" server)" -c "$WORK/$col-s.toml" > "$WORK/$col-server.log" 2>&1 & PIDS+=($!)
     echo $! > "$WORK/$col-server.pid"
     wait_port $base 60 || { echo "$col: server did not start" >&2; cat "$WORK/$col-server.log" >&2; exit 1; }

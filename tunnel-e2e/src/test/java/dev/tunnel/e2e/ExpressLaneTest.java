@@ -23,11 +23,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The express lane with a real server and client ({@code transport.tcpMuxExpressLane}: the
- * server offers it by default, a client opens it when its key is on, off by default): after
- * login the client opens the session's second connection, a transfer and an exchange through one
- * session both arrive intact, a client with the key off or a server that does not offer it keeps
- * one connection (as with an older peer), and a reconnection joins the lane again.
+ * The express lane with a real server and client ({@code transport.tcpMuxExpressLane}, on by
+ * default on both sides): after login the client opens the session's second connection, which
+ * the server moves to its session's event loop, a transfer and an exchange through one session
+ * both arrive intact, either side can turn it off (then the session is one connection, as with an
+ * older peer), and a reconnection joins the lane again.
  */
 class ExpressLaneTest {
     private static final String JOINED = "as its bulk lane";
@@ -39,21 +39,28 @@ class ExpressLaneTest {
         return CapturedLogs.snapshot().stream().filter(line -> line.contains(text)).count();
     }
 
+    /** The thread that logged the first line containing {@code text} (the pattern's {@code [%thread]}). */
+    private static String thread(String text) {
+        String line = CapturedLogs.snapshot().stream().filter(l -> l.contains(text)).findFirst().orElseThrow();
+        return line.substring(line.indexOf('[') + 1, line.indexOf(']'));
+    }
+
     @ParameterizedTest(name = "tls={0}")
     @ValueSource(booleans = {false, true})
     @Timeout(120)
     void aTransferAndAnExchangeThroughOneSessionArriveIntactOverTwoConnections(boolean tls) throws Exception {
         EchoServer echo = tunnel.echoServer();
-        TunnelServer server = tunnel.startServer(TunnelExtension.serverConfig());
+        ServerConfig config = TunnelExtension.serverConfig();
+        config.transport.eventLoopThreads = 2; // the lane is accepted on the loop after its session's
+        TunnelServer server = tunnel.startServer(config);
         LinkEmulator link = tunnel.linkTo(server.port());
-        int port = tunnel.builder().tls(tls).existingServer(server).client(c -> {
-            c.serverPort = link.port();
-            c.transport.tcpMuxExpressLane = true;
-        })
+        int port = tunnel.builder().tls(tls).existingServer(server).client(c -> c.serverPort = link.port())
                 .proxy("echo", echo.port()).start().port("echo");
         await("the bulk lane joined").atMost(TunnelExtension.LOGIN_TIMEOUT).until(() -> logged(JOINED) == 1);
         await("two connections, each relayed by two sockets").atMost(TunnelExtension.LOGIN_TIMEOUT)
                 .until(() -> link.openSockets() == 4);
+        assertThat(thread(JOINED)).as("the server's lane joined on its session's event loop")
+                .isEqualTo(thread("logged in with the"));
 
         CompletableFuture<Void> transfer = CompletableFuture.runAsync(() -> echoBulk(port, 24 << 20, 7));
         exchange(port, 300);
@@ -63,12 +70,14 @@ class ExpressLaneTest {
 
     @Test
     @Timeout(60)
-    void byDefaultTheClientKeepsOneConnection() throws Exception {
+    void withTheKeyOffOnTheClientTheSessionIsOneConnection() throws Exception {
         EchoServer echo = tunnel.echoServer();
         TunnelServer server = tunnel.startServer(TunnelExtension.serverConfig());
         LinkEmulator link = tunnel.linkTo(server.port());
-        int port = tunnel.builder().existingServer(server).client(c -> c.serverPort = link.port())
-                .proxy("echo", echo.port()).start().port("echo");
+        int port = tunnel.builder().existingServer(server).client(c -> {
+            c.serverPort = link.port();
+            c.transport.tcpMuxExpressLane = false;
+        }).proxy("echo", echo.port()).start().port("echo");
         echoBulk(port, 4 << 20, 8);
         exchange(port, 20);
         assertThat(link.openSockets()).isEqualTo(2);
@@ -83,10 +92,7 @@ class ExpressLaneTest {
         config.transport.tcpMuxExpressLane = false;
         TunnelServer server = tunnel.startServer(config);
         LinkEmulator link = tunnel.linkTo(server.port());
-        int port = tunnel.builder().existingServer(server).client(c -> {
-            c.serverPort = link.port();
-            c.transport.tcpMuxExpressLane = true;
-        })
+        int port = tunnel.builder().existingServer(server).client(c -> c.serverPort = link.port())
                 .proxy("echo", echo.port()).start().port("echo");
         echoBulk(port, 4 << 20, 9);
         exchange(port, 20);
@@ -100,10 +106,7 @@ class ExpressLaneTest {
         EchoServer echo = tunnel.echoServer();
         TunnelServer server = tunnel.startServer(TunnelExtension.serverConfig());
         LinkEmulator link = tunnel.linkTo(server.port());
-        int port = tunnel.builder().existingServer(server).client(c -> {
-            c.serverPort = link.port();
-            c.transport.tcpMuxExpressLane = true;
-        })
+        int port = tunnel.builder().existingServer(server).client(c -> c.serverPort = link.port())
                 .proxy("echo", echo.port(), FreePorts.one()).start().port("echo");
         await("the bulk lane joined").atMost(TunnelExtension.LOGIN_TIMEOUT).until(() -> logged(JOINED) == 1);
         link.fault(LinkEmulator.Fault.RESET);

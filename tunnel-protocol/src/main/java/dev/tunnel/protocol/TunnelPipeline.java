@@ -182,14 +182,14 @@ public final class TunnelPipeline {
     }
 
     /**
-     * The server's connection joined a session as its bulk lane: {@code frameDecoder} after
-     * {@code controlDecoder}, {@code idle} and {@code bulkLane} in place of {@code laneAcceptor},
-     * no {@code control}; then {@code controlDecoder} goes, handing what the client sent behind
-     * its join to {@code frameDecoder}. Event loop only.
+     * The server's connection joined a session as its bulk lane, and the caller took
+     * {@code control} out: {@code frameDecoder} after {@code controlDecoder}, {@code idle} and
+     * {@code bulkLane} in place of {@code laneAcceptor}; then {@code controlDecoder} goes, handing
+     * what the client sent behind its join to {@code frameDecoder}. Event loop only (the loop the
+     * lane runs on from now on: {@code idle}'s timer is scheduled there).
      */
     public static void joinServerLane(ChannelPipeline p, BulkLane lane, int heartbeatTimeout) {
         p.addAfter(CONTROL_DECODER, FRAME_DECODER, new FrameDecoder());
-        p.remove(CONTROL);
         p.addBefore(LANE_ACCEPTOR, IDLE, idle(heartbeatTimeout));
         p.replace(LANE_ACCEPTOR, BULK_LANE, lane);
         endHandshake(p);

@@ -7,6 +7,8 @@ import dev.tunnel.protocol.auth.ConnectionProof;
 import dev.tunnel.protocol.auth.LoginProof;
 import dev.tunnel.protocol.mux.BulkLane;
 import dev.tunnel.protocol.mux.MuxSession;
+import dev.tunnel.protocol.transport.LoopMove;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.ssl.SslHandler;
@@ -25,8 +27,11 @@ import org.slf4j.LoggerFactory;
  * connection. Anything else (a login) goes on to the control handler, and this handler removes
  * itself.
  *
- * <p>Threading: runs on the connection's event loop, which need not be the session's: the lane
- * hands its frames to the session's loop ({@link BulkLane}).
+ * <h3>Threading</h3>
+ * A connection is accepted on any loop of the server's group. A joining lane moves to its
+ * session's loop ({@link LoopMove}) before it becomes the lane, so that the session reads and
+ * writes it without crossing threads. On io_uring, which cannot move a channel, the lane stays
+ * where it was accepted and hands its frames to the session's loop ({@link BulkLane}).
  */
 final class LaneAcceptor extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(LaneAcceptor.class);
@@ -71,9 +76,31 @@ final class LaneAcceptor extends ChannelInboundHandlerAdapter {
             ctx.close();
             return;
         }
-        log.info("{} joined session {} as its bulk lane", ctx.channel(), session.id());
-        mux.attachBulkLane(ctx.channel());
-        TunnelPipeline.joinServerLane(ctx.pipeline(), new BulkLane(mux, heartbeatTimeout), heartbeatTimeout);
+        Channel lane = ctx.channel();
+        ctx.pipeline().remove(TunnelPipeline.CONTROL);
+        if (lane.eventLoop() == mux.eventLoop() || !LoopMove.canMove(lane)) {
+            join(lane, session);
+            return;
+        }
+        // what the client sent behind its join waits in controlDecoder, the rest in the socket
+        lane.config().setAutoRead(false);
+        LoopMove.moveTo(lane, mux.eventLoop(), failure -> {
+            if (failure != null) {
+                log.warn("{} bulk lane of session {} closed: it could not move to the session's event loop: {}",
+                        lane, session.id(), failure.toString());
+                return;
+            }
+            join(lane, session);
+            lane.config().setAutoRead(true);
+        });
+    }
+
+    /** Makes {@code lane} the bulk lane of {@code session}, on the loop it runs on from now on. */
+    private void join(Channel lane, ClientSession session) {
+        log.info("{} joined session {} as its bulk lane", lane, session.id());
+        MuxSession mux = session.mux();
+        mux.attachBulkLane(lane);
+        TunnelPipeline.joinServerLane(lane.pipeline(), new BulkLane(mux, heartbeatTimeout), heartbeatTimeout);
     }
 
     private boolean verify(ChannelHandlerContext ctx, ClientSession session, JoinLane join, String serverNonce) {

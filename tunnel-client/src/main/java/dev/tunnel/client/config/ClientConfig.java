@@ -89,10 +89,8 @@ public class ClientConfig {
         /**
          * Tunnel extension: a second connection per session (when the server offers it) for
          * streams that turned bulk, so a download does not queue interactive streams behind it.
-         * Off by default: it cost a single stream about 45 % of its throughput on loopback
-         * (docs/benchmarks.md) and the cause is not found yet.
          */
-        public boolean tcpMuxExpressLane = false;
+        public boolean tcpMuxExpressLane = true;
         public Tls tls = new Tls();
     }
 

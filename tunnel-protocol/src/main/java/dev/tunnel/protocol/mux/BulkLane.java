@@ -14,7 +14,8 @@ import io.netty.handler.timeout.IdleStateEvent;
  * A lane that hears nothing for the heartbeat timeout is closed, and with it the session.
  *
  * <p>Threading: runs on the lane's event loop; everything it hands over runs on the session's
- * loop, in order (at once when the two are the same loop, as on the client).
+ * loop, in order: at once, since the lane runs on the session's loop, except on a server whose
+ * transport cannot move channels between loops (io_uring).
  */
 public final class BulkLane extends ChannelInboundHandlerAdapter {
     private final MuxSession session;

@@ -33,10 +33,11 @@ import org.slf4j.LoggerFactory;
  *
  * <h3>Threading</h3>
  * Runs on the connection's event loop. Sockets relayed through its streams are registered on
- * the same loop ({@link #eventLoop()}), so a stream and its socket never cross threads. A bulk
- * lane may run on another loop (on the server it stays where it was accepted): its
- * {@link BulkLane} hands what it reads to this loop, and this loop writes to it through the
- * channel, which Netty queues to the lane's loop in order.
+ * the same loop ({@link #eventLoop()}), so a stream and its socket never cross threads. So does
+ * the bulk lane: the client opens it on this loop, the server moves it here when it joins. Only
+ * where a channel cannot change loops (io_uring) does it run on another: its {@link BulkLane}
+ * hands what it reads to this loop, and this loop writes to it through the channel, which Netty
+ * queues to the lane's loop in order.
  *
  * <h3>Flushes</h3>
  * Frames are written without flushing; one flush per event-loop turn is scheduled

@@ -1,0 +1,69 @@
+package dev.tunnel.protocol.transport;
+
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import java.util.function.Consumer;
+
+/**
+ * Moves a connected channel to another event loop of the same group: deregisters it from its
+ * loop and registers it on the other, so that a connection accepted on one loop can join work
+ * that runs on another (a session's bulk lane joins its session's loop) and nothing it does
+ * crosses threads afterwards.
+ *
+ * <h3>What the caller must hold still</h3>
+ * The channel's reading is stopped for the move ({@code autoRead} off) and stays off: bytes the
+ * socket receives meanwhile wait in the kernel, bytes already read wait in the pipeline's
+ * handlers. Nothing may write to the channel from another thread during the move (a task queued
+ * to the old loop could run after the channel left it). When {@code then} runs, on the new loop,
+ * the channel is registered there; the caller sets up what it needs and turns {@code autoRead}
+ * back on.
+ *
+ * <h3>Transports</h3>
+ * epoll and NIO re-register a socket cleanly ({@link #canMove}). io_uring does not: its reads
+ * are submitted ahead and complete on the old ring, so an io_uring channel is not moved.
+ */
+public final class LoopMove {
+    private LoopMove() {
+    }
+
+    /** Whether {@code channel}'s transport can be moved to another loop. */
+    public static boolean canMove(Channel channel) {
+        return channel instanceof EpollSocketChannel || channel instanceof NioSocketChannel;
+    }
+
+    /**
+     * Moves {@code channel} ({@link #canMove}) to {@code home} and runs {@code then} there with
+     * null; or, if the move failed, closes the channel and runs {@code then} with the cause, on
+     * whichever loop saw the failure. When the channel is on {@code home} already, {@code then}
+     * runs at once. Call on the channel's event loop, with {@code autoRead} off.
+     */
+    public static void moveTo(Channel channel, EventLoop home, Consumer<Throwable> then) {
+        if (channel.eventLoop() == home) {
+            then.accept(null);
+            return;
+        }
+        if (!canMove(channel)) {
+            throw new IllegalArgumentException(channel.getClass().getSimpleName() + " cannot change event loops");
+        }
+        channel.deregister().addListener(deregistered -> {
+            if (!deregistered.isSuccess()) {
+                channel.close();
+                then.accept(deregistered.cause());
+                return;
+            }
+            home.register(channel).addListener(registered -> {
+                if (!registered.isSuccess()) {
+                    channel.close();
+                    then.accept(registered.cause());
+                    return;
+                }
+                // a write that waited for the socket lost its interest in writability with the old
+                // registration: try it again, which asks for it anew if it still cannot finish
+                channel.flush();
+                then.accept(null);
+            });
+        });
+    }
+}
