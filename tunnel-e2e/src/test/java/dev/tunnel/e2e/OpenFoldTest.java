@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Timeout;
  * OPEN and the first bytes in one frame, seen on the wire between a real server and client of
  * this release (both list {@code mux.openData}; plain TCP so a spy between them reads the
  * frames). A vhost request is routed before its stream opens, so its head always rides in the
- * OPEN; tcp connections' bytes do when they were read by the loop's next turn (a race with the
+ * OPEN of a stream opened for it (most of the requests reuse the app's idle connection); tcp connections' bytes do when they were read by the loop's next turn (a race with the
  * client's write, so only counted); an app that speaks first still gets its stream, its OPEN
  * alone a turn later.
  */
@@ -103,9 +103,12 @@ class OpenFoldTest {
                         assertThat(answer).startsWith("HTTP/1.1 200").contains("path=/r" + i);
                     }
                 }
-                assertThat(spy.opens.get()).isEqualTo(opened + 1 + CONNECTIONS);
-                assertThat(spy.folded.get()).as("vhost requests: the head rides in every OPEN")
-                        .isEqualTo(folded + CONNECTIONS);
+                // the vhost keeps the app's connection idle between visitors, so most requests
+                // reuse a stream; every stream it did open carried the request head in its OPEN
+                int vhostOpens = spy.opens.get() - opened - 1;
+                assertThat(vhostOpens).as("streams opened for the vhost requests").isBetween(1, CONNECTIONS);
+                assertThat(spy.folded.get() - folded).as("vhost requests: the head rides in every OPEN")
+                        .isEqualTo(vhostOpens);
             }
         }
     }
