@@ -11,7 +11,8 @@ import org.slf4j.LoggerFactory;
  * service re-read its config. The JDK has no public API for signals; {@code sun.misc.Signal} (in
  * the {@code jdk.unsupported} module, there for exactly this) is reached by reflection so the
  * build does not warn about an internal API. The action runs on the JVM's signal thread: it
- * should hand the work off and return.
+ * should hand the work off and return. A process started with SIGHUP ignored ({@code nohup})
+ * keeps it ignored: the JVM does not install handlers for such signals.
  */
 public final class Hangup {
     private static final Logger log = LoggerFactory.getLogger(Hangup.class);
@@ -40,7 +41,13 @@ public final class Hangup {
                         return method.getName().equals("equals") ? proxy == args[0] : null;
                     });
             Method handle = signalClass.getMethod("handle", signalClass, handlerClass);
-            handle.invoke(null, newSignal.newInstance("HUP"), handler);
+            Object previous = handle.invoke(null, newSignal.newInstance("HUP"), handler);
+            if (previous == handlerClass.getField("SIG_IGN").get(null)) {
+                // the JVM leaves a signal its parent ignored (nohup) ignored, and says so
+                log.warn("SIGHUP is ignored by this process (started under nohup?), so it cannot trigger a"
+                        + " reload; use tunnel-client reload");
+                return false;
+            }
             return true;
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
             log.warn("SIGHUP cannot trigger a reload here ({}); use tunnel-client reload", e.toString());
