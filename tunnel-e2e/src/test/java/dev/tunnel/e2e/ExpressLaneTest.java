@@ -13,9 +13,11 @@ import java.net.Socket;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -41,7 +43,10 @@ class ExpressLaneTest {
 
     /** The thread that logged the first line containing {@code text} (the pattern's {@code [%thread]}). */
     private static String thread(String text) {
-        String line = CapturedLogs.snapshot().stream().filter(l -> l.contains(text)).findFirst().orElseThrow();
+        return threadOf(CapturedLogs.snapshot().stream().filter(l -> l.contains(text)).findFirst().orElseThrow());
+    }
+
+    private static String threadOf(String line) {
         return line.substring(line.indexOf('[') + 1, line.indexOf(']'));
     }
 
@@ -66,6 +71,24 @@ class ExpressLaneTest {
         exchange(port, 300);
         transfer.get(90, TimeUnit.SECONDS);
         assertThat(logged("session closed")).as("no session ended").isZero();
+    }
+
+    @Test
+    @Timeout(60)
+    void sessionsSpreadOverTheServersEventLoopsThoughEachClientMakesTwoConnections() throws Exception {
+        EchoServer echo = tunnel.echoServer();
+        ServerConfig config = TunnelExtension.serverConfig();
+        config.transport.eventLoopThreads = 2; // accepts alternate: every control connection would land on one loop
+        TunnelServer server = tunnel.startServer(config);
+        for (int i = 1; i <= 4; i++) {
+            tunnel.builder().existingServer(server).proxy("echo" + i, echo.port()).start();
+            long joined = i;
+            await("lane " + i + " joined").atMost(TunnelExtension.LOGIN_TIMEOUT).until(() -> logged(JOINED) == joined);
+        }
+        Map<String, Long> sessionsByLoop = CapturedLogs.snapshot().stream()
+                .filter(line -> line.contains("logged in with the"))
+                .collect(Collectors.groupingBy(ExpressLaneTest::threadOf, Collectors.counting()));
+        assertThat(sessionsByLoop).as("sessions per server event loop").hasSize(2).containsValues(2L);
     }
 
     @Test

@@ -2,13 +2,13 @@ package dev.tunnel.server;
 
 import dev.tunnel.protocol.Capabilities;
 import dev.tunnel.protocol.ControlFrame;
-import dev.tunnel.protocol.ControlMessage;
 import dev.tunnel.protocol.ControlMessage.Challenge;
 import dev.tunnel.protocol.ControlMessage.CloseProxy;
 import dev.tunnel.protocol.ControlMessage.Goodbye;
 import dev.tunnel.protocol.ControlMessage.Login;
 import dev.tunnel.protocol.ControlMessage.LoginResult;
 import dev.tunnel.protocol.ControlMessage.NewProxy;
+import dev.tunnel.protocol.ControlMessage;
 import dev.tunnel.protocol.Options;
 import dev.tunnel.protocol.Preface;
 import dev.tunnel.protocol.PrefaceDecoder.PrefaceEvent;
@@ -16,13 +16,16 @@ import dev.tunnel.protocol.ProtocolException;
 import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.protocol.mux.Heartbeat;
 import dev.tunnel.protocol.mux.MuxSession;
+import dev.tunnel.protocol.transport.LoopMove;
 import dev.tunnel.server.plugin.PluginException;
 import dev.tunnel.server.plugin.PluginOp;
 import dev.tunnel.server.proxy.secret.SecretProxyType;
 import dev.tunnel.server.web.ServerStats;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoop;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.ssl.NotSslRecordException;
 import io.netty.handler.ssl.SslHandler;
@@ -219,7 +222,34 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
             refuse(ctx, LoginResult.REFUSED, e.clientMessage());
             return;
         }
-        startSession(ctx, login, verdict, nonce, asked.getNow());
+        LoginPlugins.Identity identity = asked.getNow();
+        placeThenStart(ctx, () -> startSession(ctx, login, verdict, nonce, identity));
+    }
+
+    /**
+     * Moves the connection to the event loop with the fewest sessions ({@link
+     * SessionRegistry#quietestLoop}) and starts its session there; nothing is read meanwhile (what
+     * the client sent behind its login waits in the decoder and the socket). Where the transport
+     * cannot move a channel (io_uring) the session stays where the connection was accepted.
+     */
+    private void placeThenStart(ChannelHandlerContext ctx, Runnable start) {
+        Channel channel = ctx.channel();
+        EventLoop home = server.sessions().quietestLoop(channel.eventLoop());
+        if (home == channel.eventLoop() || !LoopMove.canMove(channel)) {
+            start.run();
+            return;
+        }
+        boolean autoRead = channel.config().isAutoRead();
+        channel.config().setAutoRead(false);
+        LoopMove.moveTo(channel, home, failure -> {
+            if (failure != null) {
+                log.warn("{} login dropped: moving the connection to another event loop failed: {}", channel,
+                        failure.toString());
+            } else if (channel.isActive() && !refused) {
+                channel.config().setAutoRead(autoRead);
+                start.run();
+            }
+        });
     }
 
     /**

@@ -1,8 +1,11 @@
 package dev.tunnel.server;
 
+import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ImmediateEventExecutor;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -56,6 +59,33 @@ final class SessionRegistry {
 
     ClientSession find(String sessionId) {
         return byId.get(sessionId);
+    }
+
+    /**
+     * The loop of {@code current}'s group that runs the fewest logged-in sessions, {@code current}
+     * itself on a tie: where a new session should run, so that sessions spread over the loops
+     * however their connections happened to be accepted (each client's bulk lane takes an accept
+     * too, so taking turns per accept would put every session on the same loop of two). Two
+     * logins at the same moment may both pick one loop.
+     */
+    EventLoop quietestLoop(EventLoop current) {
+        if (current.parent() == null) {
+            return current;
+        }
+        Map<EventExecutor, Integer> sessions = new HashMap<>();
+        for (ClientSession s : byId.values()) {
+            sessions.merge(s.mux().eventLoop(), 1, Integer::sum);
+        }
+        EventLoop quietest = current;
+        int fewest = sessions.getOrDefault(current, 0);
+        for (EventExecutor loop : current.parent()) {
+            int n = sessions.getOrDefault(loop, 0);
+            if (n < fewest && loop instanceof EventLoop candidate) {
+                quietest = candidate;
+                fewest = n;
+            }
+        }
+        return quietest;
     }
 
     List<ClientSession> all() {
