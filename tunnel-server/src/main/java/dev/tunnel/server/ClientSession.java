@@ -177,12 +177,19 @@ final class ClientSession implements ProxySession {
         return pool;
     }
 
-    /** Call once the login result was sent: registers the session (evicting a ghost) and fills the pool. */
-    void start() {
+    /**
+     * Call before the login result is written: registers the session (evicting a ghost), so that
+     * a bulk lane or work connection the client opens as soon as it reads the result finds it.
+     */
+    void register() {
         ghostGone = server.sessions().register(this);
         if (!ghostGone.isDone()) {
             ghostGone.addListener(f -> mux.eventLoop().execute(this::releaseHeldRequests));
         }
+    }
+
+    /** Call once the login result was written: fills the pool. */
+    void start() {
         if (pool != null) {
             pool.start();
         }

@@ -294,6 +294,7 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
             capabilities = new java.util.ArrayList<>(capabilities);
             capabilities.add(Capabilities.EXPRESS_LANE);
         }
+        session.register();
         ctx.writeAndFlush(new ControlFrame(new LoginResult(LoginResult.OK, "", server.version(), id,
                 mux.settings().initialWindow(), verdict.serverProof(), capabilities, Options.EMPTY)));
         session.start();
