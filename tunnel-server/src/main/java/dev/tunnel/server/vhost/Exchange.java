@@ -5,7 +5,6 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 
@@ -59,8 +58,8 @@ final class Exchange {
     }
 
     /** A response head from the app; returns whether it is final (101 or 2xx-5xx) rather than interim. */
-    boolean responseHead(HttpResponse response) {
-        int code = response.status().code();
+    boolean responseHead(ResponseHead response) {
+        int code = response.code();
         if (code == 101) {
             upstreamReusable = false;
             upgrading = true; // the codec may not end a 101 with a last part: raw bytes follow it
@@ -71,7 +70,7 @@ final class Exchange {
             return false;
         }
         responseStarted = true;
-        if (!HttpUtil.isKeepAlive(response) || delimitedByClose(response)) {
+        if (!response.keepAlive() || delimitedByClose(response)) {
             keepAlive = false;
             upstreamReusable = false;
         }
@@ -90,9 +89,8 @@ final class Exchange {
     }
 
     /** A response whose body ends when the app closes: the visitor learns its end only by a close too. */
-    private boolean delimitedByClose(HttpResponse response) {
-        int code = response.status().code();
-        return !headRequest && code != 204 && code != 304 && !HttpUtil.isContentLengthSet(response)
-                && !HttpUtil.isTransferEncodingChunked(response);
+    private boolean delimitedByClose(ResponseHead response) {
+        int code = response.code();
+        return !headRequest && code != 204 && code != 304 && !response.framed();
     }
 }

@@ -15,7 +15,6 @@ import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
@@ -343,7 +342,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
             } else if (part instanceof HttpObject h && h.decoderResult().isFailure()) {
                 log.debug("{} bad response from {}: {}", ctx.channel(), from, h.decoderResult().cause().toString());
                 failure = "its response could not be parsed";
-            } else if (part instanceof HttpResponse head) {
+            } else if (part instanceof ResponseHead head) {
                 if (exchange.responseHead(head)) {
                     timer.cancel();
                 }

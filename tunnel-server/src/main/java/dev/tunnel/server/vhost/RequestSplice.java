@@ -7,6 +7,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
 
 /**
  * A request head sent to the app as the bytes it arrived in, with the forwarding headers
@@ -29,6 +30,10 @@ import io.netty.handler.codec.http.HttpRequest;
  */
 final class RequestSplice {
     private static final byte[] CRLF = {'\r', '\n'};
+    private static final byte[] FOR = prefix(RequestTarget.X_FORWARDED_FOR);
+    private static final byte[] HOST = prefix(RequestTarget.X_FORWARDED_HOST);
+    private static final byte[] PROTO = prefix(RequestTarget.X_FORWARDED_PROTO);
+    private static final byte[] REAL_IP = prefix(RequestTarget.X_REAL_IP);
 
     private RequestSplice() {
     }
@@ -54,12 +59,12 @@ final class RequestSplice {
         int length = raw.readableBytes() - 2; // up to the CRLF ending the last header line
         ByteBuf out = alloc.buffer(length + 96 + 2 * ip.length() + (host == null ? 0 : host.length()));
         out.writeBytes(raw, raw.readerIndex(), length);
-        line(out, RequestTarget.X_FORWARDED_FOR, ip);
+        line(out, FOR, ip);
         if (host != null) {
-            line(out, RequestTarget.X_FORWARDED_HOST, host);
+            line(out, HOST, host);
         }
-        line(out, RequestTarget.X_FORWARDED_PROTO, proto);
-        line(out, RequestTarget.X_REAL_IP, ip);
+        line(out, PROTO, proto);
+        line(out, REAL_IP, ip);
         out.writeBytes(CRLF);
         return out;
     }
@@ -82,10 +87,14 @@ final class RequestSplice {
         return true;
     }
 
-    private static void line(ByteBuf out, String name, String value) {
-        ByteBufUtil.writeAscii(out, name);
-        out.writeByte(':').writeByte(' ');
+    private static void line(ByteBuf out, byte[] prefix, String value) {
+        out.writeBytes(prefix);
         ByteBufUtil.writeAscii(out, value);
         out.writeBytes(CRLF);
+    }
+
+    /** {@code "Name: "} in ASCII. */
+    private static byte[] prefix(String name) {
+        return (name + ": ").getBytes(StandardCharsets.US_ASCII);
     }
 }

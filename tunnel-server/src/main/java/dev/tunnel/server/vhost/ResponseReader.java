@@ -21,6 +21,10 @@ import java.util.Map;
  * objects only tell where a response starts and ends; what goes to the visitor is slices of the
  * stream's own buffers, so a head is neither re-encoded nor a body copied or re-chunked.
  *
+ * <p>A plain head ({@link PlainResponseHead}: HTTP/1.1, one {@code Content-Length}, strict lines)
+ * is framed by a scan of its bytes, and its body counted off, without the decoder; any other goes
+ * to the decoder, which is then left to finish that response.
+ *
  * <p>A head is re-encoded (from what the decoder made of it) only when the proxy sets
  * {@code responseHeaders.set}. Framing the decoder finds ambiguous (both
  * {@code Transfer-Encoding} and {@code Content-Length}, differing lengths, bare LF line ends)
@@ -28,8 +32,8 @@ import java.util.Map;
  * After a {@code 101 Switching Protocols} head every byte is raw and passes unparsed.
  *
  * <h3>Output</h3>
- * {@link #read} appends, in order of the decoder's steps: each response head (an
- * {@link HttpResponse}, for the caller's bookkeeping, not to be written), {@link #END} where a
+ * {@link #read} appends, in order: each response head (a {@link ResponseHead}, for the
+ * caller's bookkeeping, not to be written), {@link #END} where a
  * response ends, a failed {@link HttpObject} (its {@code decoderResult()}) when the app's bytes
  * are not HTTP, and {@link ByteBuf}s to write to the visitor (ownership passes). Bytes of a head
  * that is still incomplete are held back (at most {@link Upstream#MAX_RESPONSE_HEAD} and a line).
@@ -46,6 +50,8 @@ final class ResponseReader {
     static final Object END = LastHttpContent.EMPTY_LAST_CONTENT;
 
     private final Decoder decoder = new Decoder();
+    /** Scans plain heads; null when every head goes to the decoder (heads are rewritten, or a test compares). */
+    private final PlainResponseHead plain;
     private ChannelHandlerContext ctx;
     private final Map<String, String> setHeaders;
     private final ResponseHeadEncoder headEncoder;
@@ -55,6 +61,10 @@ final class ResponseReader {
     /** How many of {@link #carry}'s bytes the decoder already consumed. */
     private int carryConsumed;
     private boolean awaitingHead = true;
+    /** The decoder is in its first state: it has seen nothing of the response under way. */
+    private boolean decoderIdle = true;
+    /** Body bytes of a plain head's response still to come. */
+    private long plainBody;
     private boolean raw;
     private boolean failed;
 
@@ -63,9 +73,15 @@ final class ResponseReader {
      * @param setHeaders {@code responseHeaders.set} of the proxy (empty: heads pass unchanged)
      */
     ResponseReader(ChannelHandlerContext ctx, Map<String, String> setHeaders) {
+        this(ctx, setHeaders, true);
+    }
+
+    /** @param scanPlainHeads false: every head goes to the decoder (for tests that compare the two) */
+    ResponseReader(ChannelHandlerContext ctx, Map<String, String> setHeaders, boolean scanPlainHeads) {
         this.ctx = ctx;
         this.setHeaders = setHeaders;
         this.headEncoder = setHeaders.isEmpty() ? null : new ResponseHeadEncoder();
+        this.plain = scanPlainHeads && setHeaders.isEmpty() ? new PlainResponseHead() : null;
     }
 
     /** The public connection whose context buffers and decoder calls use from now on (a reused stream's next user). */
@@ -107,7 +123,28 @@ final class ResponseReader {
         }
         try {
             while (in.isReadable() && !failed && !raw) {
+                if (plainBody > 0) {
+                    int n = (int) Math.min(plainBody, in.readableBytes());
+                    in.skipBytes(n);
+                    plainBody -= n;
+                    if (plainBody == 0) {
+                        rawFrom = ended(in, rawFrom, out);
+                    }
+                    continue;
+                }
+                if (awaitingHead && decoderIdle && plain != null
+                        && plain.scan(in, in.readerIndex(), decoder.headRequest)) {
+                    awaitingHead = false;
+                    out.add(new ResponseHead(plain.code, !plain.close, plain.hasLength));
+                    in.skipBytes(plain.length);
+                    plainBody = plain.bodyLength;
+                    if (plainBody == 0) {
+                        rawFrom = ended(in, rawFrom, out);
+                    }
+                    continue;
+                }
                 int before = in.readerIndex();
+                decoderIdle = false;
                 decoder.step(ctx, in, step);
                 if (step.isEmpty()) {
                     if (in.readerIndex() == before) {
@@ -151,7 +188,7 @@ final class ResponseReader {
 
     /** The stream ended: a response delimited by the close ends here; a partial one is dropped. */
     void finish(List<Object> out) {
-        if (failed || raw) {
+        if (failed || raw || plainBody > 0) { // a plain head's body cut short ends nothing
             release();
             return;
         }
@@ -201,7 +238,7 @@ final class ResponseReader {
                 ReferenceCountUtil.release(o);
             } else if (o instanceof HttpResponse head) {
                 awaitingHead = false;
-                out.add(head);
+                out.add(ResponseHead.of(head));
                 if (needsRewrite(head)) {
                     from = in.readerIndex(); // the head's own bytes are replaced by the rewritten head
                     out.add(rewritten(head));
@@ -211,12 +248,8 @@ final class ResponseReader {
                 }
             } else if (o instanceof LastHttpContent last) {
                 last.release();
-                awaitingHead = true;
-                if (in.readerIndex() > from) {
-                    out.add(in.retainedSlice(from, in.readerIndex() - from));
-                    from = in.readerIndex();
-                }
-                out.add(END);
+                decoderIdle = true;
+                from = ended(in, from, out);
             } else {
                 ReferenceCountUtil.release(o); // a body part: its bytes pass as they came
             }
@@ -226,6 +259,16 @@ final class ResponseReader {
             decoder.close();
         }
         return from;
+    }
+
+    /** A response ends at {@code in}'s reader index: its bytes from {@code from} on pass, then {@link #END}; returns the new start. */
+    private int ended(ByteBuf in, int from, List<Object> out) {
+        awaitingHead = true;
+        if (in.readerIndex() > from) {
+            out.add(in.retainedSlice(from, in.readerIndex() - from));
+        }
+        out.add(END);
+        return in.readerIndex();
     }
 
     private boolean needsRewrite(HttpResponse head) {

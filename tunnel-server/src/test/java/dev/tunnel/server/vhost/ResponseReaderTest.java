@@ -9,7 +9,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.HttpObject;
-import io.netty.handler.codec.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,6 +34,7 @@ class ResponseReaderTest {
     private static final class Result {
         final StringBuilder bytes = new StringBuilder();
         final List<Integer> heads = new ArrayList<>();
+        final List<ResponseHead> whole = new ArrayList<>();
         int ends;
         boolean failed;
 
@@ -45,8 +45,9 @@ class ResponseReaderTest {
                     b.release();
                 } else if (o instanceof HttpObject h && h.decoderResult().isFailure()) {
                     failed = true;
-                } else if (o instanceof HttpResponse r) {
-                    heads.add(r.status().code());
+                } else if (o instanceof ResponseHead r) {
+                    heads.add(r.code());
+                    whole.add(r);
                 } else if (o == ResponseReader.END) {
                     ends++;
                 }
@@ -199,6 +200,116 @@ class ResponseReaderTest {
         assertThat(r.failed).isTrue();
         assertThat(r.bytes.toString()).isEmpty();
         reader.release();
+    }
+
+    @Test
+    void plainHeadsAreFramedWithoutTheDecoderAsTheDecoderWould() {
+        String keepAlive = "HTTP/1.1 200 OK\r\nServer: nginx\r\nContent-Length: 4\r\nConnection: keep-alive\r\n\r\npong";
+        String close = "HTTP/1.1 404 Not Found\r\ncontent-length:0\r\nConnection: Keep-Alive ,  CLOSE\r\n\r\n";
+        String empty = "HTTP/1.1 304 Not Modified\r\nContent-Length: 99\r\n\r\n";
+        for (boolean scan : new boolean[] {true, false}) {
+            ResponseReader reader = new ResponseReader(ctx, Map.of(), scan);
+            Result r = read(reader, keepAlive + close + empty + OK);
+            assertThat(r.bytes.toString()).isEqualTo(keepAlive + close + empty + OK);
+            assertThat(r.whole).as("scan %s", scan).containsExactly(new ResponseHead(200, true, true),
+                    new ResponseHead(404, false, true), new ResponseHead(304, true, true),
+                    new ResponseHead(200, true, true));
+            assertThat(r.ends).isEqualTo(4);
+            assertThat(reader.atRest()).isTrue();
+            reader.release();
+        }
+    }
+
+    @Test
+    void aPlainHeadsBodyCutShortByTheFinEndsNothing() {
+        ResponseReader reader = new ResponseReader(ctx, Map.of());
+        Result r = read(reader, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc");
+        assertThat(r.heads).containsExactly(200);
+        assertThat(reader.atRest()).isFalse();
+        List<Object> out = new ArrayList<>();
+        reader.finish(out);
+        r.take(out);
+        assertThat(r.ends).isZero();
+        assertThat(r.bytes.toString()).isEqualTo("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc");
+    }
+
+    /** Heads near the plain ones: each differs from a plain head in one way the scan must notice. */
+    private static final String[] NEAR_PLAIN = {
+        "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\nhello",
+        "HTTP/1.1 200 OK\r\nContent-Length : 5\r\n\r\nhello",
+        "HTTP/1.1 200 OK\r\nContent-Length: +5\r\n\r\nhello",
+        "HTTP/1.1 200 OK\r\nContent-Length: 5, 5\r\n\r\nhello",
+        "HTTP/1.1 200 OK\r\nContent-Length:\t5 \r\n\r\nhello",
+        "HTTP/1.1 200 OK\r\n Content-Length: 5\r\n\r\nhello",
+        "HTTP/1.1 200 OK\r\nX-A: b\r\n c\r\nContent-Length: 5\r\n\r\nhello",
+        "HTTP/1.1 200 OK\r\nX-A: \u00e9t\u00e9\r\nContent-Length: 5\r\n\r\nhello",
+        "HTTP/1.1 200 OK\r\nX-A: a\u0000b\r\nContent-Length: 5\r\n\r\nhello",
+        "HTTP/1.1 200 OK\r\nX-A: a\rb\r\nContent-Length: 5\r\n\r\nhello",
+        "HTTP/1.1 200\r\nContent-Length: 5\r\n\r\nhello",
+        "HTTP/1.1 200 \r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+        "HTTP/1.1 199 Odd\r\nContent-Length: 5\r\n\r\nhello",
+        "HTTP/1.1 600 Odd\r\nContent-Length: 5\r\n\r\nhello",
+        "HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n",
+        "HTTP/1.0 200 OK\r\nContent-Length: 5\r\nConnection: keep-alive\r\n\r\nhello",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nConnection: keep-alive,close\r\nContent-Length: 5\r\n\r\nhello",
+        "HTTP/1.1 200 OK\r\nConnection: closed\r\nContent-Length: 5\r\n\r\nhello",
+        "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello",
+        "HTTP/1.1 200 OK\r\n\r\nto the close",
+        "HTTP/1.1 200 OK\r\nX-Long: " + "l".repeat(700) + "\r\nContent-Length: 5\r\n\r\nhello",
+        "HTTP/1.1 200 OK\r\nX-Longer: " + "l".repeat(PlainResponseHead.MAX_SCANNED) + "\r\nContent-Length: 5\r\n\r\nhello",
+    };
+
+    @Test
+    @Timeout(180)
+    void theScanAndTheDecoderFrameEveryInputAlike() {
+        Fuzz.run("vhost.response.plain", rnd -> {
+            StringBuilder text = new StringBuilder();
+            int count = Fuzz.between(rnd, 1, 3);
+            for (int i = 0; i < count; i++) {
+                text.append(NEAR_PLAIN[rnd.nextInt(NEAR_PLAIN.length)]);
+            }
+            byte[] input = text.toString().getBytes(StandardCharsets.ISO_8859_1);
+            int mutations = Fuzz.between(rnd, 0, 3);
+            for (int i = 0; i < mutations; i++) {
+                byte b = switch (rnd.nextInt(4)) {
+                    case 0 -> (byte) rnd.nextInt(256);
+                    case 1 -> (byte) ":\r\n \t,0".charAt(rnd.nextInt(7));
+                    default -> (byte) (input[rnd.nextInt(input.length)] ^ 0x20); // flips case
+                };
+                input[rnd.nextInt(input.length)] = b;
+            }
+            boolean head = rnd.nextInt(6) == 0;
+            int[] cuts = new int[Fuzz.between(rnd, 0, 3)];
+            for (int i = 0; i < cuts.length; i++) {
+                cuts[i] = rnd.nextInt(input.length + 1);
+            }
+            java.util.Arrays.sort(cuts);
+            Result scanned = feed(new ResponseReader(ctx, Map.of(), true), input, cuts, head);
+            Result decoded = feed(new ResponseReader(ctx, Map.of(), false), input, cuts, head);
+            String seen = new String(input, StandardCharsets.ISO_8859_1);
+            assertThat(scanned.failed).as("failed: %s", seen).isEqualTo(decoded.failed);
+            assertThat(scanned.whole).as("heads: %s", seen).isEqualTo(decoded.whole);
+            assertThat(scanned.ends).as("ends: %s", seen).isEqualTo(decoded.ends);
+            assertThat(scanned.bytes.toString()).as("bytes: %s", seen).isEqualTo(decoded.bytes.toString());
+        });
+    }
+
+    /** Feeds {@code input} cut at {@code cuts}, then the end of the stream. */
+    private Result feed(ResponseReader reader, byte[] input, int[] cuts, boolean head) {
+        reader.expectHeadResponse(head);
+        Result r = new Result();
+        List<Object> out = new ArrayList<>();
+        int from = 0;
+        for (int i = 0; i <= cuts.length; i++) {
+            int to = i < cuts.length ? cuts[i] : input.length;
+            reader.read(Unpooled.copiedBuffer(input, from, to - from), out);
+            r.take(out);
+            from = to;
+        }
+        reader.finish(out);
+        r.take(out);
+        return r;
     }
 
     @Test
