@@ -45,6 +45,8 @@ final class IssuedNonces {
     private final long lifetimeNanos = TimeUnit.SECONDS.toNanos(LIFETIME_SECONDS);
     /** Nonce → when it was issued (nanos); in issue order, so the oldest come first. */
     private final Map<String, Long> outstanding = new LinkedHashMap<>();
+    /** Nonces taken as {@link Outcome#VALID} so far: work connections that needed no challenge. */
+    private long used;
 
     IssuedNonces() {
         this(System::nanoTime);
@@ -75,7 +77,16 @@ final class IssuedNonces {
         if (issued == null) {
             return Outcome.UNKNOWN;
         }
-        return nanoClock.getAsLong() - issued > lifetimeNanos ? Outcome.EXPIRED : Outcome.VALID;
+        if (nanoClock.getAsLong() - issued > lifetimeNanos) {
+            return Outcome.EXPIRED;
+        }
+        used++;
+        return Outcome.VALID;
+    }
+
+    /** How many work connections proved themselves with a nonce of this session. */
+    synchronized long used() {
+        return used;
     }
 
     synchronized int outstanding() {

@@ -375,7 +375,8 @@ final class WorkConnPool {
             nonces.clear();
         }
         if (tls.full() + tls.resumed() > 0) {
-            log.info("{} session {} ended: work connections: {}", control, sessionId, tls);
+            log.info("{} session {} ended: work connections: {}{}", control, sessionId, tls,
+                    nonces == null ? "" : "; " + nonces.used() + " proven with nonces issued ahead");
         }
         if (keepalive != null) {
             keepalive.cancel(false);

@@ -32,6 +32,7 @@ class IssuedNoncesTest {
         assertThat(nonces.take(nonce)).isEqualTo(IssuedNonces.Outcome.VALID);
         assertThat(nonces.take(nonce)).as("a replay").isEqualTo(IssuedNonces.Outcome.UNKNOWN);
         assertThat(nonces.outstanding()).isZero();
+        assertThat(nonces.used()).isEqualTo(1);
     }
 
     @Test
