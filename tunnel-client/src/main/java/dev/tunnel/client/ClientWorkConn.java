@@ -34,7 +34,10 @@ import org.slf4j.LoggerFactory;
  * {@code NEW_WORK_CONN} (a {@link ConnectionProof#WORK_CONN} proof over the session id, the server's nonce of this
  * connection, a fresh client nonce and the certificate this connection saw; never the token).
  * The certificate must be the one the control connection's login was proven for (and the pin,
- * if any). Then it sends nothing and waits for {@code START_WORK_CONN}. The server's keepalive pings are
+ * if any). With a nonce the server issued ahead on the control connection, it does not wait for the
+ * challenge: {@code NEW_WORK_CONN} covers that nonce and follows the preface as soon as the TLS
+ * handshake is done, and a challenge the server sent anyway is dropped. Then it sends nothing
+ * and waits for {@code START_WORK_CONN}. The server's keepalive pings are
  * read and dropped. On start it removes the codec, so the bytes behind the start message reach
  * a {@link PipeRelay}, and hands the connection to the {@link WorkConnector}.
  *
@@ -63,7 +66,7 @@ final class ClientWorkConn extends ChannelInboundHandlerAdapter {
          * The work connection offered X25519 alone and its handshake did not resume: it is being
          * closed unused, and one should be opened in its place with the default groups.
          */
-        void reopenWithDefaultGroups(Channel abandoned);
+        void reopenWithDefaultGroups(Channel abandoned, String issuedNonce);
     }
 
     private final ClientCredentials credentials;
@@ -72,10 +75,13 @@ final class ClientWorkConn extends ChannelInboundHandlerAdapter {
     private final Starter starter;
     /** The handshake offers X25519 alone: usable only if it resumes ({@link TlsSessions}). */
     private final boolean x25519Only;
+    /** The server nonce issued ahead for this connection, or null: it answers its challenge. */
+    private final String issuedNonce;
     private boolean answered;
 
     private ClientWorkConn(ClientCredentials credentials, String sessionId, ChannelBinding loginBinding, Starter starter,
-                           boolean x25519Only) {
+                           boolean x25519Only, String issuedNonce) {
+        this.issuedNonce = issuedNonce;
         this.credentials = credentials;
         this.sessionId = sessionId;
         this.loginBinding = loginBinding;
@@ -89,9 +95,10 @@ final class ClientWorkConn extends ChannelInboundHandlerAdapter {
      * @param loginBinding the certificate binding the control connection's login was proven for
      * @param expectResumption a session ticket is probably at hand: offer X25519 alone, and give the
      *                         connection up if its handshake is full after all ({@link TlsSessions})
+     * @param issuedNonce      a nonce the server issued ahead for this connection, or null
      */
     static void initPipeline(SocketChannel ch, Settings settings, String sessionId, ChannelBinding loginBinding,
-                             Starter starter, boolean expectResumption) {
+                             Starter starter, boolean expectResumption, String issuedNonce) {
         ChannelPipeline p = ch.pipeline();
         boolean x25519Only = false;
         if (settings.tls() != null) {
@@ -99,20 +106,40 @@ final class ClientWorkConn extends ChannelInboundHandlerAdapter {
             x25519Only = expectResumption && TlsSessions.offerX25519Only(tls);
             p.addLast(TunnelPipeline.TLS, tls);
         }
+        addHandlers(p, settings, sessionId, loginBinding, starter, x25519Only, issuedNonce);
+    }
+
+    /** What follows the optional TLS handler: the codec and this handler. */
+    static void addHandlers(ChannelPipeline p, Settings settings, String sessionId, ChannelBinding loginBinding,
+                            Starter starter, boolean x25519Only, String issuedNonce) {
         TunnelPipeline.addClientWorkConn(p);
         p.addLast(TunnelPipeline.WORK_CONN, new ClientWorkConn(settings.credentials(), sessionId, loginBinding, starter,
-                x25519Only));
+                x25519Only, issuedNonce));
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         ctx.writeAndFlush(Preface.encode(ctx.alloc()));
+        if (issuedNonce != null && ctx.pipeline().get(SslHandler.class) == null) {
+            answerAhead(ctx);
+        }
         ctx.fireChannelActive();
     }
 
-    /** Answers the server's challenge of this connection; false (after a log line) if this server is refused. */
-    private boolean answer(ChannelHandlerContext ctx, Challenge challenge) {
-        if (!LoginProof.wellFormedNonce(challenge.serverNonce())) {
+    /** Proves this connection with its issued nonce, behind the preface; closes it if this server is refused. */
+    private void answerAhead(ChannelHandlerContext ctx) {
+        answered = true;
+        if (!answer(ctx, issuedNonce, true)) {
+            ctx.close();
+        }
+    }
+
+    /**
+     * Sends {@code NEW_WORK_CONN} over {@code serverNonce} (this connection's challenge, or the
+     * nonce issued ahead); false (after a log line) if this server is refused.
+     */
+    private boolean answer(ChannelHandlerContext ctx, String serverNonce, boolean issued) {
+        if (!LoginProof.wellFormedNonce(serverNonce)) {
             log.warn("{} work connection: malformed challenge from the server: closing", ctx.channel());
             return false;
         }
@@ -132,8 +159,9 @@ final class ClientWorkConn extends ChannelInboundHandlerAdapter {
         }
         String nonce = LoginProof.newNonce();
         String proof = ConnectionProof.WORK_CONN.compute(credentials.token(), credentials.user(), sessionId,
-                challenge.serverNonce(), nonce, seen);
-        ctx.writeAndFlush(new ControlFrame(new NewWorkConn(sessionId, System.currentTimeMillis(), nonce, proof)));
+                serverNonce, nonce, seen);
+        ctx.writeAndFlush(new ControlFrame(new NewWorkConn(sessionId, System.currentTimeMillis(), nonce, proof,
+                issued ? serverNonce : "")));
         return true;
     }
 
@@ -154,11 +182,14 @@ final class ClientWorkConn extends ChannelInboundHandlerAdapter {
             if (x25519Only && TlsSessions.needsDefaultGroups(tls)) {
                 // before the server's tickets arrive: nothing of this handshake is used or kept
                 log.debug("{} work connection: offered X25519 alone and did not resume: made again", ctx.channel());
-                starter.reopenWithDefaultGroups(ctx.channel());
+                starter.reopenWithDefaultGroups(ctx.channel(), issuedNonce);
                 ctx.close();
                 return;
             }
             starter.handshaken(tls);
+            if (issuedNonce != null) {
+                answerAhead(ctx);
+            }
         }
         ctx.fireUserEventTriggered(evt);
     }
@@ -168,9 +199,12 @@ final class ClientWorkConn extends ChannelInboundHandlerAdapter {
         if (msg instanceof ControlFrame frame && frame.message() instanceof Ping) {
             return;
         }
+        if (issuedNonce != null && msg instanceof ControlFrame frame && frame.message() instanceof Challenge) {
+            return; // our preface reached the server in a read of its own; the issued nonce answers
+        }
         if (!answered && msg instanceof ControlFrame frame && frame.message() instanceof Challenge challenge) {
             answered = true;
-            if (!answer(ctx, challenge)) {
+            if (!answer(ctx, challenge.serverNonce(), false)) {
                 ctx.close();
             }
             return;

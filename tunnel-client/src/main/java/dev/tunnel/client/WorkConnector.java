@@ -20,6 +20,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslHandler;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -31,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * Pool mode ({@code transport.tcpMux = false}), on the control connection between {@code mux}
  * and {@code control}: notes the session id from the login result and opens work connections
  * when the server asks ({@code REQ_WORK_CONN}), each a new TCP (and TLS) connection to the
- * server, handled by {@link ClientWorkConn}. When the server starts one, it connects to the
+ * server, handled by {@link ClientWorkConn}: one per nonce when the request carries nonces issued
+ * ahead, each connection proving itself with its own. When the server starts one, it connects to the
  * proxy's local app and joins both with a {@link PipeRelay}; if the local app is down the work
  * connection is closed (the public connection closes) and the failure is logged once per burst,
  * per proxy, as {@link LocalConnector} does.
@@ -87,7 +89,7 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
                 }
             } else if (frame.message() instanceof ReqWorkConn request && sessionId != null) {
                 if (ctx.channel().isActive()) { // not after the control handler refused the login result
-                    open(Math.max(0, Math.min(request.count(), MAX_PER_REQUEST)), filled);
+                    open(Math.max(0, Math.min(request.count(), MAX_PER_REQUEST)), filled, request.nonces());
                     filled = true;
                 }
                 return;
@@ -115,10 +117,14 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
         ctx.fireChannelInactive();
     }
 
-    /** Opens {@code count} work connections; {@code expectResumption}: they offer X25519 alone. */
-    private void open(int count, boolean expectResumption) {
+    /**
+     * Opens {@code count} work connections; {@code expectResumption}: they offer X25519 alone;
+     * {@code nonces}: issued ahead, one per connection, or empty.
+     */
+    private void open(int count, boolean expectResumption, List<String> nonces) {
         for (int i = 0; i < count; i++) {
-            ChannelInitializerImpl init = new ChannelInitializerImpl(sessionId, loginBinding, expectResumption);
+            ChannelInitializerImpl init = new ChannelInitializerImpl(sessionId, loginBinding, expectResumption,
+                    i < nonces.size() ? nonces.get(i) : null);
             Bootstrap bootstrap = new Bootstrap()
                     .group(control.eventLoop().parent())
                     .channel(Transports.socketChannel())
@@ -152,12 +158,12 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
         }
 
         @Override
-        public void reopenWithDefaultGroups(Channel abandoned) {
+        public void reopenWithDefaultGroups(Channel abandoned, String issuedNonce) {
             tls.abandoned();
             idle.remove(abandoned);
             control.eventLoop().execute(() -> {
                 if (sessionId != null && control.isActive()) {
-                    open(1, false);
+                    open(1, false, issuedNonce == null ? List.of() : List.of(issuedNonce));
                 }
             });
         }
@@ -168,8 +174,11 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
         private final String session;
         private final ChannelBinding loginBinding;
         private final boolean expectResumption;
+        private final String issuedNonce;
 
-        ChannelInitializerImpl(String session, ChannelBinding loginBinding, boolean expectResumption) {
+        ChannelInitializerImpl(String session, ChannelBinding loginBinding, boolean expectResumption,
+                               String issuedNonce) {
+            this.issuedNonce = issuedNonce;
             this.session = session;
             this.loginBinding = loginBinding;
             this.expectResumption = expectResumption;
@@ -177,7 +186,7 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
 
         @Override
         protected void initChannel(SocketChannel ch) {
-            ClientWorkConn.initPipeline(ch, settings, session, loginBinding, starter, expectResumption);
+            ClientWorkConn.initPipeline(ch, settings, session, loginBinding, starter, expectResumption, issuedNonce);
         }
     }
 

@@ -35,6 +35,13 @@ public final class Capabilities {
      */
     public static final String OPEN_DATA = "mux.openData";
     /**
+     * Pool mode: the server may hand out nonces ahead in {@code REQ_WORK_CONN}, one per work
+     * connection asked for, and a work connection then proves itself with its nonce in its first
+     * flight instead of waiting for the server's {@code CHALLENGE}. The client lists it when it
+     * accepts such requests; the server issues nonces only to a client that listed it.
+     */
+    public static final String ISSUED_NONCES = "pool.issuedNonces";
+    /**
      * {@code loadBalancer.group} and {@code loadBalancer.groupKey} in a tcp proxy's options: the
      * server shares one public port among the group's proxies (a server without it would ignore
      * the keys and open the port for one proxy alone).

@@ -41,6 +41,10 @@ public final class ControlCodec {
     static final int START_WORK_CONN = 11;
     static final int GOODBYE = 12;
     static final int JOIN_LANE = 13;
+    /** {@link ReqWorkConn} with nonces: sent only to a client that listed {@link Capabilities#ISSUED_NONCES}. */
+    static final int REQ_WORK_CONN_ISSUED = 14;
+    /** {@link NewWorkConn} answering an issued nonce: sent only to a server that issued it. */
+    static final int NEW_WORK_CONN_ISSUED = 15;
 
     /** Longest string field accepted, in bytes. */
     public static final int MAX_STRING = 4096;
@@ -100,15 +104,21 @@ public final class ControlCodec {
         } else if (message instanceof Challenge m) {
             out.writeByte(CHALLENGE);
             writeString(out, m.serverNonce());
-        } else if (message instanceof ReqWorkConn m) {
+        } else if (message instanceof ReqWorkConn m && m.nonces().isEmpty()) {
             out.writeByte(REQ_WORK_CONN);
             out.writeInt(m.count());
+        } else if (message instanceof ReqWorkConn m) {
+            out.writeByte(REQ_WORK_CONN_ISSUED);
+            writeStrings(out, m.nonces());
         } else if (message instanceof NewWorkConn m) {
-            out.writeByte(NEW_WORK_CONN);
+            out.writeByte(m.answersIssuedNonce() ? NEW_WORK_CONN_ISSUED : NEW_WORK_CONN);
             writeString(out, m.sessionId());
             out.writeLong(m.timestampMillis());
             writeString(out, m.nonce());
             writeString(out, m.proof());
+            if (m.answersIssuedNonce()) {
+                writeString(out, m.issuedNonce());
+            }
         } else if (message instanceof StartWorkConn m) {
             out.writeByte(START_WORK_CONN);
             out.writeInt(m.proxyId());
@@ -148,6 +158,9 @@ public final class ControlCodec {
             case CHALLENGE -> new Challenge(readString(in));
             case REQ_WORK_CONN -> new ReqWorkConn(readInt(in));
             case NEW_WORK_CONN -> new NewWorkConn(readString(in), readLong(in), readString(in), readString(in));
+            case REQ_WORK_CONN_ISSUED -> ReqWorkConn.issued(readIssuedNonces(in));
+            case NEW_WORK_CONN_ISSUED -> new NewWorkConn(readString(in), readLong(in), readString(in), readString(in),
+                    readNonEmpty(in, "issued nonce"));
             case START_WORK_CONN -> new StartWorkConn(readInt(in), readString(in));
             case GOODBYE -> new Goodbye(readString(in));
             case JOIN_LANE -> new JoinLane(readString(in), readLong(in), readString(in), readString(in));
@@ -181,6 +194,24 @@ public final class ControlCodec {
             list.add(readString(in));
         }
         return list;
+    }
+
+    /** The nonces of a {@code REQ_WORK_CONN_ISSUED}: at least one, none empty. */
+    private static List<String> readIssuedNonces(ByteBuf in) {
+        List<String> nonces = readStrings(in);
+        if (nonces.isEmpty() || nonces.contains("")) {
+            throw new ProtocolException("work connection request with " + nonces.size()
+                    + " nonces, some empty (expected: at least one, none empty)");
+        }
+        return nonces;
+    }
+
+    private static String readNonEmpty(ByteBuf in, String what) {
+        String s = readString(in);
+        if (s.isEmpty()) {
+            throw new ProtocolException(what + " is empty");
+        }
+        return s;
     }
 
     /** A u16 count, then each key and value as strings. */

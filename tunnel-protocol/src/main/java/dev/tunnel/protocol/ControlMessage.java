@@ -98,17 +98,51 @@ public sealed interface ControlMessage {
     record Challenge(String serverNonce) implements ControlMessage {
     }
 
-    /** Server to client, pool mode: open {@code count} more work connections. */
-    record ReqWorkConn(int count) implements ControlMessage {
+    /**
+     * Server to client, pool mode: open {@code count} more work connections. With
+     * {@link Capabilities#ISSUED_NONCES}, {@code nonces} holds one server nonce per connection
+     * ({@code count} of them): each such connection proves itself at once with its nonce, without
+     * waiting for a {@link Challenge}. Empty otherwise.
+     */
+    record ReqWorkConn(int count, List<String> nonces) implements ControlMessage {
+        public ReqWorkConn {
+            nonces = List.copyOf(nonces);
+            if (!nonces.isEmpty() && nonces.size() != count) {
+                throw new IllegalArgumentException(count + " work connections asked for with " + nonces.size()
+                        + " nonces (expected: none or one each)");
+            }
+        }
+
+        /** {@code count} connections, each to answer the challenge of its own connection. */
+        public ReqWorkConn(int count) {
+            this(count, List.of());
+        }
+
+        /** One connection per nonce, each proving itself with its nonce at once. */
+        public static ReqWorkConn issued(List<String> nonces) {
+            return new ReqWorkConn(nonces.size(), nonces);
+        }
     }
 
     /**
      * Client to server, pool mode: the first message on a new work connection, the answer to the
      * server's preface and {@link Challenge} on it. {@code nonce} is the client nonce, {@code proof}
      * is {@link dev.tunnel.protocol.auth.ConnectionProof#WORK_CONN} over the session id and both nonces;
-     * {@code timestampMillis} is informational.
+     * {@code timestampMillis} is informational. {@code issuedNonce}, when not empty, is a server
+     * nonce handed out ahead in {@link ReqWorkConn#nonces()}: the proof covers it instead of this
+     * connection's challenge, and the message is sent without waiting for one.
      */
-    record NewWorkConn(String sessionId, long timestampMillis, String nonce, String proof) implements ControlMessage {
+    record NewWorkConn(String sessionId, long timestampMillis, String nonce, String proof, String issuedNonce)
+            implements ControlMessage {
+        /** The answer to this connection's own challenge. */
+        public NewWorkConn(String sessionId, long timestampMillis, String nonce, String proof) {
+            this(sessionId, timestampMillis, nonce, proof, "");
+        }
+
+        /** Whether the proof covers a nonce issued ahead on the control connection. */
+        public boolean answersIssuedNonce() {
+            return !issuedNonce.isEmpty();
+        }
     }
 
     /**

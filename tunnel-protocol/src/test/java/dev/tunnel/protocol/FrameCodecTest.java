@@ -73,6 +73,8 @@ class FrameCodecTest {
                         "v".repeat(ControlCodec.MAX_STRING))),
                 new ControlMessage.ReqWorkConn(5),
                 new ControlMessage.NewWorkConn("42", 1_700_000_000_123L, "nonce", "proof-" + UNICODE),
+                ControlMessage.ReqWorkConn.issued(List.of("a".repeat(64), "b".repeat(64))),
+                new ControlMessage.NewWorkConn("42", 1_700_000_000_123L, "nonce", "proof", "c".repeat(64)),
                 new ControlMessage.JoinLane("42", 1_700_000_000_123L, "nonce", "proof-" + UNICODE),
                 new ControlMessage.StartWorkConn(7, "203.0.113.9:51234"),
                 new ControlMessage.Goodbye("client shutting down " + UNICODE));

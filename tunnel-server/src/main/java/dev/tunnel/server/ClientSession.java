@@ -1,5 +1,6 @@
 package dev.tunnel.server;
 
+import dev.tunnel.protocol.Capabilities;
 import dev.tunnel.protocol.ControlMessage.Login;
 import dev.tunnel.protocol.ControlMessage.NewProxy;
 import dev.tunnel.protocol.ControlMessage.NewProxyResult;
@@ -106,7 +107,8 @@ final class ClientSession implements ProxySession {
         this.ports = server.ports();
         this.quota = quota;
         this.proxyBindAddr = server.proxyBindAddr();
-        this.pool = login.tcpMux() ? null : new WorkConnPool(mux.channel(), id, login.poolCount(), server.pool());
+        this.pool = login.tcpMux() ? null : new WorkConnPool(mux.channel(), id, login.poolCount(), server.pool(),
+                login.capabilities().contains(Capabilities.ISSUED_NONCES) ? new IssuedNonces() : null);
         StreamLimit limit = new StreamLimit(server.maxStreamsPerClient(), server.stats()::connectionRefused);
         SessionLink carrier = pool == null ? new MuxLink(mux, server.publicConns(), limit, server.caps())
                 : new PoolLink(mux.channel(), pool, server.publicConns(), limit, server.caps());

@@ -45,7 +45,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The server's end of one tunnel connection: checks the preface and the login, then handles
  * proxy registration. Expects, in order: the client's preface (answered with ours and a
- * {@link Challenge}), a {@link Login} proving the token for that challenge (checked by
+ * {@link Challenge} at the end of that read), a {@link Login} proving the token for that challenge (checked by
  * {@link LoginAuthenticator}), then {@link NewProxy}/{@link CloseProxy} at any time. A client
  * that has not finished TLS and logged in within {@code transport.loginTimeout} is closed; an
  * address with too many failed logins is closed on accept ({@link LoginThrottle}). A proven
@@ -67,6 +67,8 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
     private final boolean expressLane;
     private ClientSession session;
     private boolean prefaceSeen;
+    /** The client's preface came in this read: greet it (preface, challenge) when the read ends. */
+    private boolean greetingDue;
     private boolean refused;
     private ScheduledFuture<?> loginTimeout;
 
@@ -121,8 +123,8 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt instanceof PrefaceEvent preface) {
             prefaceSeen = true;
-            ctx.write(Preface.encode(ctx.alloc()));
             if (preface.version() != Preface.VERSION) {
+                challenge.writePreface(ctx);
                 log.warn("{} login refused: client speaks protocol version {}, this server {}", ctx.channel(),
                         preface.version(), Preface.VERSION);
                 refuse(ctx, LoginResult.VERSION_MISMATCH, "the client speaks protocol version " + preface.version()
@@ -130,10 +132,21 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
                         + (preface.version() < Preface.VERSION ? "; upgrade the client" : "; upgrade the server"));
                 return;
             }
-            ctx.writeAndFlush(new ControlFrame(new Challenge(challenge.issue())));
+            // At the end of this read: a pool work connection that answers a nonce issued ahead
+            // sends it behind its preface, and then needs no challenge (ServerNonce).
+            greetingDue = true;
             return;
         }
         ctx.fireUserEventTriggered(evt);
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (greetingDue) {
+            greetingDue = false;
+            challenge.greet(ctx);
+        }
+        ctx.fireChannelReadComplete();
     }
 
     @Override

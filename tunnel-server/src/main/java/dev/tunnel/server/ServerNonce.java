@@ -1,16 +1,26 @@
 package dev.tunnel.server;
 
+import dev.tunnel.protocol.ControlFrame;
+import dev.tunnel.protocol.ControlMessage.Challenge;
+import dev.tunnel.protocol.Preface;
 import dev.tunnel.protocol.auth.LoginProof;
+import io.netty.channel.ChannelHandlerContext;
 
 /**
- * The nonce of the one {@code CHALLENGE} the server sends on a connection, shared by the two
- * handlers that may answer it: a login ({@link ServerControlHandler}) or, in pool mode, a work
- * connection ({@link WorkConnAcceptor}). Whichever takes it first uses it; it is never used twice.
+ * The server's greeting on one connection, its preface and the nonce of its one
+ * {@code CHALLENGE}, shared by the handlers that may answer it: a login
+ * ({@link ServerControlHandler}), or a work connection ({@link WorkConnAcceptor}) in pool mode,
+ * or a lane join ({@link LaneAcceptor}). Whichever takes the nonce first uses it; it is never
+ * used twice. A work connection that proves itself with a nonce issued ahead
+ * ({@link IssuedNonces}) needs no challenge: once it {@linkplain #answeredAhead says so}, none is
+ * sent, and the preface goes out with the first thing written to it.
  *
  * <p>Threading: the connection's event loop.
  */
 final class ServerNonce {
     private String nonce;
+    private boolean prefaceWritten;
+    private boolean answeredAhead;
 
     /** A fresh nonce for this connection's challenge. */
     String issue() {
@@ -28,5 +38,31 @@ final class ServerNonce {
     /** Whether a challenge was sent and not answered yet. */
     boolean pending() {
         return nonce != null;
+    }
+
+    /** Writes this server's preface (not flushed), unless it was written already. */
+    void writePreface(ChannelHandlerContext ctx) {
+        if (!prefaceWritten) {
+            prefaceWritten = true;
+            ctx.write(Preface.encode(ctx.alloc()));
+        }
+    }
+
+    /** Sends the preface and a fresh challenge, unless the client answered an issued nonce or was greeted already. */
+    void greet(ChannelHandlerContext ctx) {
+        if (answeredAhead || prefaceWritten) {
+            return;
+        }
+        writePreface(ctx);
+        ctx.writeAndFlush(new ControlFrame(new Challenge(issue())));
+    }
+
+    /**
+     * The client proves this connection with a nonce issued ahead: no challenge will be sent, and
+     * one already sent (its preface came in an earlier read) is void.
+     */
+    void answeredAhead() {
+        answeredAhead = true;
+        nonce = null;
     }
 }

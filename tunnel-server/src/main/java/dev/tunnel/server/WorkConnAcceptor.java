@@ -23,7 +23,9 @@ import org.slf4j.LoggerFactory;
  * ({@link ConnectionProof#WORK_CONN}) is keyed with the token of the session's account and covers the
  * challenge the control handler sent on this very connection (used once), the client's nonce
  * and this server's certificate (or no certificate on a connection without TLS), as a login
- * does; so a recorded {@code NEW_WORK_CONN} cannot be replayed. The control handler and the
+ * does; so a recorded {@code NEW_WORK_CONN} cannot be replayed. A {@code NEW_WORK_CONN} may
+ * instead cover a nonce the session issued ahead ({@link IssuedNonces}: used once, expiring), sent
+ * behind the client's preface: then no challenge is sent at all. The control handler and the
  * handshake decoder are removed, {@link PooledWorkConn} takes their place and the session's
  * {@link WorkConnPool} gets the connection (with how its TLS handshake went: full or resumed).
  * Anything else (a login) goes on to the control handler, and this handler
@@ -58,12 +60,20 @@ final class WorkConnAcceptor extends ChannelInboundHandlerAdapter {
             ctx.close();
             return;
         }
-        String serverNonce = challenge.take();
+        String serverNonce;
+        if (work.answersIssuedNonce()) {
+            challenge.answeredAhead();
+            serverNonce = issuedNonce(ctx, session, work);
+            if (serverNonce == null) {
+                ctx.close();
+                return;
+            }
+        } else {
+            serverNonce = challenge.take();
+        }
         if (serverNonce == null || !LoginProof.wellFormedNonce(work.nonce()) || !verify(ctx, session, work, serverNonce)) {
             log.warn("{} work connection refused: wrong proof for session {}", ctx.channel(), work.sessionId());
-            if (ctx.channel().remoteAddress() instanceof InetSocketAddress a && a.getAddress() != null) {
-                server.throttle().failed(a.getAddress());
-            }
+            failedLogin(ctx);
             ctx.close();
             return;
         }
@@ -89,8 +99,35 @@ final class WorkConnAcceptor extends ChannelInboundHandlerAdapter {
                 });
     }
 
+    /**
+     * The issued nonce {@code work} answers, used up; null (after a log line) if this session did
+     * not issue it, it was used before, or it expired. An unknown nonce on a live session is what
+     * a replay looks like, and counts as a failed login for the address; an expired one is a
+     * slow client's, and does not.
+     */
+    private String issuedNonce(ChannelHandlerContext ctx, ClientSession session, NewWorkConn work) {
+        IssuedNonces issued = session.pool().issuedNonces();
+        IssuedNonces.Outcome outcome = issued == null ? IssuedNonces.Outcome.UNKNOWN : issued.take(work.issuedNonce());
+        switch (outcome) {
+            case VALID:
+                return work.issuedNonce();
+            case EXPIRED:
+                log.warn("{} work connection for session {} refused: its nonce expired ({} s after it was issued)",
+                        ctx.channel(), work.sessionId(), IssuedNonces.LIFETIME_SECONDS);
+                return null;
+            default:
+                log.warn("{} work connection for session {} refused: its nonce was not issued to the session or was"
+                        + " used already (a replay?)", ctx.channel(), work.sessionId());
+                failedLogin(ctx);
+                return null;
+        }
+    }
+
     /** The connection is proven (and let through by the plugins): it joins the session's pool. */
     private void admit(ChannelHandlerContext ctx, ClientSession session) {
+        // The client's work connection reads the preface first: it leaves with the first thing
+        // written here (START_WORK_CONN or a keepalive PING) when no challenge carried it.
+        challenge.writePreface(ctx);
         // A pipe passes half-close on. Without this the server would close the whole work
         // connection on the client's FIN, after epoll's RDHUP handling read everything left
         // regardless of backpressure.
@@ -104,6 +141,13 @@ final class WorkConnAcceptor extends ChannelInboundHandlerAdapter {
             session.pool().tlsSessions().record(tls);
         }
         session.pool().offer(ctx.channel());
+    }
+
+    /** Counts a failed login for the connection's address (the per-address backoff). */
+    private void failedLogin(ChannelHandlerContext ctx) {
+        if (ctx.channel().remoteAddress() instanceof InetSocketAddress a && a.getAddress() != null) {
+            server.throttle().failed(a.getAddress());
+        }
     }
 
     private boolean verify(ChannelHandlerContext ctx, ClientSession session, NewWorkConn work, String serverNonce) {

@@ -12,6 +12,7 @@ import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.ArrayDeque;
 import java.util.Iterator;
+import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -29,6 +30,9 @@ import org.slf4j.LoggerFactory;
  *       closed with a log line, whatever the client sends.</li>
  *   <li>A public connection that finds the pool empty asks for one and waits up to
  *       {@code userConnTimeout}, then is closed with a logged reason.</li>
+ *   <li>With a client that listed {@code pool.issuedNonces}, each request carries one nonce per
+ *       connection ({@link IssuedNonces}), so the connection proves itself without waiting for
+ *       its challenge; beyond the nonces outstanding a session may hold, it asks without.</li>
  *   <li>Idle connections get a PING every keepalive interval (the client does not answer: it
  *       sends nothing before {@code START_WORK_CONN}, so nothing can cross it), which keeps
  *       NAT entries alive and makes a dead connection fail its write and leave the pool.</li>
@@ -55,6 +59,8 @@ final class WorkConnPool {
     private final ArrayDeque<Channel> idle = new ArrayDeque<>();
     private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
     private final TlsSessions tls = new TlsSessions();
+    /** Nonces handed out ahead; null when the client does not take them. */
+    private final IssuedNonces nonces;
     private ScheduledFuture<?> keepalive;
     private int publicConns;
     /** Work connections asked for during this loop turn, sent together by {@link #sendRequests}. */
@@ -77,6 +83,13 @@ final class WorkConnPool {
     }
 
     WorkConnPool(Channel control, String sessionId, int clientPoolCount, ServerContext.PoolSettings settings) {
+        this(control, sessionId, clientPoolCount, settings, null);
+    }
+
+    /** @param nonces the nonces to hand out ahead, if the client listed {@code pool.issuedNonces}; else null */
+    WorkConnPool(Channel control, String sessionId, int clientPoolCount, ServerContext.PoolSettings settings,
+                 IssuedNonces nonces) {
+        this.nonces = nonces;
         this.control = control;
         this.sessionId = sessionId;
         this.bound = Math.max(0, Math.min(clientPoolCount, settings.maxPoolCount()));
@@ -138,6 +151,11 @@ final class WorkConnPool {
                 }
             });
         });
+    }
+
+    /** The nonces this session handed out ahead, or null if its client answers challenges only (any thread). */
+    IssuedNonces issuedNonces() {
+        return nonces;
     }
 
     /** How the TLS handshakes of this session's work connections went (full or resumed; any thread). */
@@ -327,10 +345,18 @@ final class WorkConnPool {
         if (closed || !control.isActive()) {
             return;
         }
-        for (; count > MAX_PER_REQUEST; count -= MAX_PER_REQUEST) {
-            control.write(new ControlFrame(new ReqWorkConn(MAX_PER_REQUEST)));
+        while (count > 0) {
+            int n = Math.min(count, MAX_PER_REQUEST);
+            List<String> issued = nonces == null ? List.of() : nonces.issue(n);
+            if (!issued.isEmpty()) {
+                n = issued.size();
+                control.write(new ControlFrame(ReqWorkConn.issued(issued)));
+            } else {
+                control.write(new ControlFrame(new ReqWorkConn(n)));
+            }
+            count -= n;
         }
-        control.writeAndFlush(new ControlFrame(new ReqWorkConn(count)));
+        control.flush();
     }
 
     private void pingIdle() {
@@ -345,8 +371,12 @@ final class WorkConnPool {
             return;
         }
         closed = true;
+        if (nonces != null) {
+            nonces.clear();
+        }
         if (tls.full() + tls.resumed() > 0) {
-            log.info("{} session {} ended: work connections: {}", control, sessionId, tls);
+            log.info("{} session {} ended: work connections: {}{}", control, sessionId, tls,
+                    nonces == null ? "" : "; " + nonces.used() + " proven with nonces issued ahead");
         }
         if (keepalive != null) {
             keepalive.cancel(false);

@@ -1,24 +1,22 @@
 package dev.tunnel.server;
 
-import dev.tunnel.protocol.ControlFrame;
 import dev.tunnel.protocol.ControlMessage;
 import dev.tunnel.protocol.Frame;
-import dev.tunnel.protocol.FrameDecoder;
-import dev.tunnel.protocol.FrameEncoder;
 import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.protocol.auth.ChannelBinding;
 import dev.tunnel.protocol.mux.Heartbeat;
 import dev.tunnel.protocol.mux.MuxSession;
 import dev.tunnel.protocol.mux.MuxSettings;
+import dev.tunnel.protocol.testing.ControlWire;
 import dev.tunnel.server.config.ServerConfig;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.util.ReferenceCountUtil;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * The server's tunnel-connection pipeline (without TLS) on {@link EmbeddedChannel}s sharing one
@@ -31,10 +29,15 @@ final class ServerLoginHarness {
     final ServerContext context;
 
     ServerLoginHarness() {
+        this(true);
+    }
+
+    /** @param tcpMux false: a pool-mode server ({@link #workConnection}) */
+    ServerLoginHarness(boolean tcpMux) {
         ServerConfig config = new ServerConfig();
         config.auth.token = TOKEN;
         Credentials credentials = new Credentials(config);
-        context = new ServerContext(TOKEN, true, new PortRegistry(), "127.0.0.1", "test", 10, credentials,
+        context = new ServerContext(TOKEN, tcpMux, new PortRegistry(), "127.0.0.1", "test", 10, credentials,
                 new LoginAuthenticator(credentials, OWN), new LoginThrottle(0, 0, System::currentTimeMillis), 0,
                 new ServerContext.PoolSettings(5, 10, 30), new SessionRegistry(),
                 new io.netty.channel.group.DefaultChannelGroup(io.netty.util.concurrent.GlobalEventExecutor.INSTANCE),
@@ -45,18 +48,7 @@ final class ServerLoginHarness {
 
     /** A new connection; handlers are in place before channelActive, as with a real socket. */
     EmbeddedChannel connection() {
-        EmbeddedChannel ch = new EmbeddedChannel(new ChannelInitializer<Channel>() {
-            @Override
-            protected void initChannel(Channel c) {
-                MuxSession mux = new MuxSession(true, new MuxSettings(262_144, 16_777_216), null);
-                Heartbeat heartbeat = new Heartbeat(mux, 30, 90);
-                TunnelPipeline.addServerHandshake(c.pipeline());
-                c.pipeline().addLast(TunnelPipeline.CONTROL,
-                        new ServerControlHandler(context, mux, heartbeat, 90, new ServerNonce()));
-            }
-        });
-        ch.freezeTime();
-        return ch;
+        return connection(null, null, false);
     }
 
     /**
@@ -64,6 +56,20 @@ final class ServerLoginHarness {
      * the connection's challenge with the control handler, as {@code ServerChannelInitializer} sets it up.
      */
     EmbeddedChannel laneConnection() {
+        return connection(TunnelPipeline.LANE_ACCEPTOR, nonce -> new LaneAcceptor(context, nonce, 90), true);
+    }
+
+    /**
+     * A new connection on a pool-mode server: a {@link WorkConnAcceptor} shares the connection's
+     * challenge with the control handler, as {@code ServerChannelInitializer} sets it up.
+     */
+    EmbeddedChannel workConnection() {
+        return connection(TunnelPipeline.WORK_CONN_ACCEPTOR, nonce -> new WorkConnAcceptor(context, nonce), false);
+    }
+
+    /** The handshake handlers, {@code acceptor} (if any) and the control handler, sharing one challenge. */
+    private EmbeddedChannel connection(String acceptorName, Function<ServerNonce, ChannelHandler> acceptor,
+                                       boolean expressLane) {
         EmbeddedChannel ch = new EmbeddedChannel(new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel c) {
@@ -71,9 +77,11 @@ final class ServerLoginHarness {
                 Heartbeat heartbeat = new Heartbeat(mux, 30, 90);
                 ServerNonce nonce = new ServerNonce();
                 TunnelPipeline.addServerHandshake(c.pipeline());
-                c.pipeline().addLast(TunnelPipeline.LANE_ACCEPTOR, new LaneAcceptor(context, nonce, 90));
+                if (acceptor != null) {
+                    c.pipeline().addLast(acceptorName, acceptor.apply(nonce));
+                }
                 c.pipeline().addLast(TunnelPipeline.CONTROL,
-                        new ServerControlHandler(context, mux, heartbeat, 90, nonce, null, true));
+                        new ServerControlHandler(context, mux, heartbeat, 90, nonce, null, expressLane));
             }
         });
         ch.freezeTime();
@@ -88,49 +96,19 @@ final class ServerLoginHarness {
     }
 
     static byte[] encode(ControlMessage... messages) {
-        EmbeddedChannel encoder = new EmbeddedChannel(new FrameEncoder());
-        ByteBuf all = Unpooled.buffer();
+        ByteBuf all = ControlWire.encode(messages);
         try {
-            for (ControlMessage m : messages) {
-                encoder.writeOutbound(new ControlFrame(m));
-            }
-            ByteBuf b;
-            while ((b = encoder.readOutbound()) != null) {
-                all.writeBytes(b);
-                b.release();
-            }
             byte[] out = new byte[all.readableBytes()];
             all.readBytes(out);
             return out;
         } finally {
             all.release();
-            encoder.finishAndReleaseAll();
         }
     }
 
     /** The control messages the server wrote so far (after its 6-byte preface). */
     static List<ControlMessage> received(EmbeddedChannel ch, boolean skipPreface) {
-        EmbeddedChannel decoder = new EmbeddedChannel(new FrameDecoder());
-        List<ControlMessage> out = new ArrayList<>();
-        boolean skip = skipPreface;
-        Object o;
-        while ((o = ch.readOutbound()) != null) {
-            ByteBuf b = (ByteBuf) o;
-            if (skip) {
-                b.skipBytes(6);
-                skip = false;
-            }
-            decoder.writeInbound(b);
-        }
-        Object f;
-        while ((f = decoder.readInbound()) != null) {
-            if (f instanceof ControlFrame c) {
-                out.add(c.message());
-            }
-            ReferenceCountUtil.release(f);
-        }
-        decoder.finishAndReleaseAll();
-        return out;
+        return ControlWire.written(ch, skipPreface);
     }
 
     static boolean isFrame(Object o) {

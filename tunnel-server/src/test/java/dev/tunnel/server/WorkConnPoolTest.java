@@ -96,6 +96,40 @@ class WorkConnPoolTest {
         work.finishAndReleaseAll();
     }
 
+    @Test
+    void aClientThatTakesIssuedNoncesGetsOneWithEachConnectionAskedFor() {
+        IssuedNonces nonces = new IssuedNonces();
+        WorkConnPool issuing = new WorkConnPool(control, "s1", 5, new ServerContext.PoolSettings(50, 10, 0), nonces);
+        issuing.start();
+        control.runPendingTasks();
+        ReqWorkConn request = (ReqWorkConn) ((ControlFrame) control.readOutbound()).message();
+        assertThat(request.count()).isEqualTo(5);
+        assertThat(request.nonces()).hasSize(5).doesNotHaveDuplicates();
+        assertThat(nonces.outstanding()).isEqualTo(5);
+        assertThat(nonces.take(request.nonces().get(0))).isEqualTo(IssuedNonces.Outcome.VALID);
+        issuing.close();
+        assertThat(nonces.take(request.nonces().get(1))).as("the session ended").isEqualTo(IssuedNonces.Outcome.UNKNOWN);
+    }
+
+    @Test
+    void beyondTheNoncesASessionMayHoldConnectionsAreAskedForWithout() {
+        IssuedNonces nonces = new IssuedNonces();
+        nonces.issue(IssuedNonces.MAX_OUTSTANDING - 3);
+        WorkConnPool issuing = new WorkConnPool(control, "s1", 5, new ServerContext.PoolSettings(50, 10, 0), nonces);
+        for (int i = 0; i < 10; i++) {
+            issuing.take(publicConn(), null, "web", 1);
+        }
+        control.runPendingTasks();
+        List<ReqWorkConn> sent = new ArrayList<>();
+        Object msg;
+        while ((msg = control.readOutbound()) != null) {
+            sent.add((ReqWorkConn) ((ControlFrame) msg).message());
+        }
+        assertThat(sent).extracting(ReqWorkConn::count).containsExactly(3, 7);
+        assertThat(sent.get(0).nonces()).hasSize(3);
+        assertThat(sent.get(1).nonces()).as("these answer their own challenge").isEmpty();
+    }
+
     private EmbeddedChannel publicConn() {
         EmbeddedChannel ch = new EmbeddedChannel();
         publicConns.add(ch);

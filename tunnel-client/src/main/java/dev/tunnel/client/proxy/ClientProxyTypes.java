@@ -54,11 +54,13 @@ public final class ClientProxyTypes {
 
     /**
      * What the client announces at login: the base capabilities, {@code mux.openData} (it takes
-     * OPEN frames with first bytes) and {@code proxy.NAME} per type.
+     * OPEN frames with first bytes), {@code pool.issuedNonces} (its work connections answer nonces
+     * handed out ahead) and {@code proxy.NAME} per type.
      */
     public List<String> capabilities() {
         List<String> caps = new ArrayList<>(Capabilities.BASE);
         caps.add(Capabilities.OPEN_DATA);
+        caps.add(Capabilities.ISSUED_NONCES);
         for (String name : types.keySet()) {
             caps.add(Capabilities.proxyType(name));
         }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tunnel.protocol.DataFrame;
 import dev.tunnel.protocol.Frame;
-import dev.tunnel.protocol.FrameEncoder;
 import dev.tunnel.protocol.LaneFrame;
 import dev.tunnel.protocol.ResetCode;
 import io.netty.buffer.ByteBuf;
@@ -281,18 +280,7 @@ class MuxLanesTest {
     }
 
     private static ByteBuf encode(Frame... frames) {
-        EmbeddedChannel encoder = new EmbeddedChannel(new FrameEncoder());
-        ByteBuf all = Unpooled.buffer();
-        for (Frame f : frames) {
-            encoder.writeOutbound(f);
-        }
-        ByteBuf b;
-        while ((b = encoder.readOutbound()) != null) {
-            all.writeBytes(b);
-            b.release();
-        }
-        encoder.finishAndReleaseAll();
-        return all;
+        return dev.tunnel.protocol.testing.ControlWire.encode(frames);
     }
 
     private static byte[] random(int size, long seed) {
