@@ -2,6 +2,7 @@ package dev.tunnel.protocol;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tunnel.protocol.testing.ControlWire;
 import dev.tunnel.protocol.testing.Fuzz;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -103,21 +104,11 @@ class FrameFuzzTest {
     }
 
     private static byte[] encode(List<Frame> frames) {
-        EmbeddedChannel encoder = new EmbeddedChannel(new FrameEncoder());
-        ByteBuf all = Unpooled.buffer();
+        ByteBuf all = ControlWire.encode(frames.toArray(new Frame[0]));
         try {
-            for (Frame f : frames) {
-                encoder.writeOutbound(f);
-            }
-            ByteBuf b;
-            while ((b = encoder.readOutbound()) != null) {
-                all.writeBytes(b);
-                b.release();
-            }
             return ByteBufUtil.getBytes(all);
         } finally {
             all.release();
-            encoder.finishAndReleaseAll();
         }
     }
 }
