@@ -12,6 +12,7 @@ import dev.tunnel.protocol.auth.LoginProof;
 import dev.tunnel.protocol.mux.BulkLane;
 import dev.tunnel.protocol.mux.MuxSession;
 import dev.tunnel.protocol.transport.KeepAlive;
+import dev.tunnel.protocol.transport.LoopMove;
 import dev.tunnel.protocol.transport.Transports;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
@@ -31,8 +32,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Opens a session's bulk lane (mux mode, {@code transport.tcpMuxExpressLane = true}, and a server
- * that offers {@code mux.expressLane}): a second TCP (and TLS) connection to the server, on the
- * session's own event loop, with the control connection's local address and keepalive. It
+ * that offers {@link dev.tunnel.protocol.Capabilities#EXPRESS_LANE}): a second TCP (and TLS)
+ * connection to the server, on another event loop than the session's, with the control
+ * connection's local address and keepalive. It
  * answers the server's challenge on it with {@code JOIN_LANE} (a {@link ConnectionProof#LANE} proof over the
  * session id, the server's nonce of this connection, a fresh client nonce and the certificate
  * this connection saw, which must be the login's and match the pin; never the token). Right
@@ -40,7 +42,9 @@ import org.slf4j.LoggerFactory;
  * then on losing it ends the session. A lane that fails before its join is logged, and the
  * session carries everything on its one connection.
  *
- * <p>Threading: {@link #open} on the session's event loop; the lane runs on the same loop.
+ * <p>Threading: {@link #open} on the session's event loop; the lane, and its bulk owner (the
+ * streams that moved to it, with their sockets), run on another loop of the client's group, so
+ * that a download's reads, TLS and writes do not delay the session's other streams.
  */
 final class LaneConnector {
     private static final Logger log = LoggerFactory.getLogger(LaneConnector.class);
@@ -65,7 +69,7 @@ final class LaneConnector {
     void open(MuxSession mux, String sessionId, ChannelBinding loginBinding) {
         mux.allowLanes();
         Bootstrap bootstrap = new Bootstrap()
-                .group(mux.eventLoop())
+                .group(LoopMove.another(mux.eventLoop()))
                 .channel(Transports.socketChannel())
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, settings.connectTimeoutMillis())
                 .option(ChannelOption.TCP_NODELAY, true)
@@ -79,7 +83,9 @@ final class LaneConnector {
                             p.addLast(TunnelPipeline.TLS, settings.tls().apply(ch));
                         }
                         TunnelPipeline.addClientLane(p, heartbeatTimeout);
-                        p.addLast(TunnelPipeline.LANE_JOIN, new Join(mux, sessionId, loginBinding));
+                        MuxSession owner = mux.newBulkOwner();
+                        p.addLast(TunnelPipeline.LANE_JOIN, new Join(mux, owner, sessionId, loginBinding));
+                        p.addLast(TunnelPipeline.BULK_MUX, owner);
                         p.addLast(TunnelPipeline.BULK_LANE, new BulkLane(mux, heartbeatTimeout));
                     }
                 });
@@ -106,11 +112,13 @@ final class LaneConnector {
     /** Answers the lane's challenge, hands the lane to the session and leaves the pipeline. */
     private final class Join extends ChannelInboundHandlerAdapter {
         private final MuxSession mux;
+        private final MuxSession owner;
         private final String sessionId;
         private final ChannelBinding loginBinding;
 
-        Join(MuxSession mux, String sessionId, ChannelBinding loginBinding) {
+        Join(MuxSession mux, MuxSession owner, String sessionId, ChannelBinding loginBinding) {
             this.mux = mux;
+            this.owner = owner;
             this.sessionId = sessionId;
             this.loginBinding = loginBinding;
         }
@@ -142,7 +150,7 @@ final class LaneConnector {
                     giveUp(ctx, refusal);
                     return;
                 }
-                mux.attachBulkLane(ctx.channel());
+                mux.attachBulkLane(ctx.channel(), owner);
                 ctx.pipeline().remove(this);
                 return;
             }

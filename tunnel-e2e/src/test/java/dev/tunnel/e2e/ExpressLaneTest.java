@@ -13,6 +13,7 @@ import java.net.Socket;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
@@ -27,12 +28,27 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The express lane with a real server and client ({@code transport.tcpMuxExpressLane}, on by
  * default on both sides): after login the client opens the session's second connection, which
- * the server moves to its session's event loop, a transfer and an exchange through one session
- * both arrive intact, either side can turn it off (then the session is one connection, as with an
- * older peer), and a reconnection joins the lane again.
+ * the server runs on one of its bulk loops; a transfer moves there, on both sides, with its
+ * sockets, while an exchange through the same session stays on the session's loop, and both
+ * arrive intact, also while other streams move, close and reset around them; either side can turn
+ * it off (then the session is one connection, as with an older peer), and a reconnection joins
+ * the lane again.
  */
 class ExpressLaneTest {
     private static final String JOINED = "as its bulk lane";
+    private static final String MOVED = "moved to the bulk lane";
+
+    /** Logs each stream's landing on a bulk owner (at DEBUG), for the tests to see where it ran. */
+    private static void logMoves() {
+        ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(dev.tunnel.protocol.mux.MuxSession.class))
+                .setLevel(ch.qos.logback.classic.Level.DEBUG);
+    }
+
+    @org.junit.jupiter.api.AfterEach
+    void quietMoves() {
+        ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(dev.tunnel.protocol.mux.MuxSession.class))
+                .setLevel(null);
+    }
 
     @RegisterExtension
     final TunnelExtension tunnel = new TunnelExtension();
@@ -59,18 +75,74 @@ class ExpressLaneTest {
         config.transport.eventLoopThreads = 2; // the lane is accepted on the loop after its session's
         TunnelServer server = tunnel.startServer(config);
         LinkEmulator link = tunnel.linkTo(server.port());
+        logMoves();
         int port = tunnel.builder().tls(tls).existingServer(server).client(c -> c.serverPort = link.port())
                 .proxy("echo", echo.port()).start().port("echo");
         await("the bulk lane joined").atMost(TunnelExtension.LOGIN_TIMEOUT).until(() -> logged(JOINED) == 1);
         await("two connections, each relayed by two sockets").atMost(TunnelExtension.LOGIN_TIMEOUT)
                 .until(() -> link.openSockets() == 4);
-        assertThat(thread(JOINED)).as("the server's lane joined on its session's event loop")
-                .isEqualTo(thread("logged in with the"));
+        assertThat(thread(JOINED)).as("the server's lane runs on a bulk loop").startsWith("tunnel-bulk");
 
         CompletableFuture<Void> transfer = CompletableFuture.runAsync(() -> echoBulk(port, 24 << 20, 7));
         exchange(port, 300);
         transfer.get(90, TimeUnit.SECONDS);
         assertThat(logged("session closed")).as("no session ended").isZero();
+        List<String> moves = lines(MOVED);
+        assertThat(moves).as("the transfer moved on both sides").hasSize(2);
+        assertThat(moves.stream().map(ExpressLaneTest::threadOf))
+                .as("landed on the server's bulk loop and on another client loop than the session's")
+                .anyMatch(t -> t.startsWith("tunnel-bulk"))
+                .anyMatch(t -> t.startsWith("tunnel-client") && !t.equals(clientSessionThread()));
+    }
+
+    @Test
+    @Timeout(120)
+    void streamsThatMoveCloseAndResetAroundATransferAndAnExchangeLeaveTheSessionWhole() throws Exception {
+        EchoServer echo = tunnel.echoServer();
+        ServerConfig config = TunnelExtension.serverConfig();
+        config.transport.eventLoopThreads = 2;
+        TunnelServer server = tunnel.startServer(config);
+        logMoves();
+        int port = tunnel.builder().existingServer(server).proxy("echo", echo.port()).start().port("echo");
+        await("the bulk lane joined").atMost(TunnelExtension.LOGIN_TIMEOUT).until(() -> logged(JOINED) == 1);
+
+        CompletableFuture<Void> transfer = CompletableFuture.runAsync(() -> echoBulk(port, 16 << 20, 21));
+        CompletableFuture<Void> chat = CompletableFuture.runAsync(() -> {
+            try {
+                exchange(port, 400);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        byte[] burst = new byte[192 * 1024];
+        for (int i = 0; i < 30; i++) {
+            if (i % 3 == 2) {
+                echoBulk(port, 512 * 1024, 100 + i); // moves, then ends with FIN both ways
+                continue;
+            }
+            try (Socket s = new Socket("127.0.0.1", port)) {
+                s.getOutputStream().write(burst); // turns bulk; what comes back is never read
+                if (i % 3 == 0) {
+                    s.setSoLinger(true, 0); // and the connection is reset, in the middle of its move or after
+                }
+            }
+        }
+        transfer.get(90, TimeUnit.SECONDS);
+        chat.get(60, TimeUnit.SECONDS);
+        exchange(port, 20);
+        assertThat(logged("session closed")).as("no session ended").isZero();
+        assertThat(logged(MOVED)).as("streams moved, on both sides").isGreaterThanOrEqualTo(4);
+    }
+
+    /** Lines logged that contain {@code text}. */
+    private static List<String> lines(String text) {
+        return CapturedLogs.snapshot().stream().filter(l -> l.contains(text)).toList();
+    }
+
+    /** The client loop its session runs on: the one that logged the login's outcome. */
+    private static String clientSessionThread() {
+        return CapturedLogs.snapshot().stream().filter(l -> l.contains("logged in to server"))
+                .map(ExpressLaneTest::threadOf).findFirst().orElse("none");
     }
 
     @Test

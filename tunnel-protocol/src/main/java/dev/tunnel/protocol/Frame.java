@@ -32,6 +32,8 @@ public sealed interface Frame
      * peer that listed {@link Capabilities#OPEN_DATA}.
      */
     byte FLAG_DATA = 0x02;
+    /** LANE flag: a request to move the stream to the bulk lane, not a marker ({@link LaneFrame#request}). */
+    byte FLAG_MOVE_REQUEST = 0x01;
 
     /** The stream this frame belongs to; 0 for control frames. */
     int streamId();

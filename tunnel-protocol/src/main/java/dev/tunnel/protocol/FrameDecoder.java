@@ -194,7 +194,7 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
             return;
         } else {
             try {
-                frame = decodeControl(type, streamId, body);
+                frame = decodeControl(type, flags, streamId, body);
             } finally {
                 body.release();
             }
@@ -260,7 +260,7 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
     }
 
     /** Decodes a frame other than DATA from its whole payload. */
-    private static Frame decodeControl(byte type, int streamId, ByteBuf in) {
+    private static Frame decodeControl(byte type, byte flags, int streamId, ByteBuf in) {
         return switch (type) {
             case Frame.TYPE_WINDOW_UPDATE -> {
                 int increment = in.readInt();
@@ -271,7 +271,7 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
                 yield new WindowUpdateFrame(streamId, increment);
             }
             case Frame.TYPE_RESET -> new ResetFrame(streamId, in.readInt());
-            case Frame.TYPE_LANE -> new LaneFrame(streamId);
+            case Frame.TYPE_LANE -> new LaneFrame(streamId, (flags & Frame.FLAG_MOVE_REQUEST) != 0);
             case Frame.TYPE_OPEN -> decodeOpen(streamId, in);
             default -> new ControlFrame(ControlCodec.decode(in));
         };

@@ -45,6 +45,7 @@ public final class FrameEncoder extends MessageToMessageEncoder<Frame> {
         int start = buf.writerIndex();
         buf.writerIndex(start + Frame.HEADER_LENGTH);
         byte type;
+        byte flags = 0;
         try {
             if (frame instanceof WindowUpdateFrame w) {
                 type = Frame.TYPE_WINDOW_UPDATE;
@@ -52,8 +53,9 @@ public final class FrameEncoder extends MessageToMessageEncoder<Frame> {
             } else if (frame instanceof ResetFrame r) {
                 type = Frame.TYPE_RESET;
                 buf.writeInt(r.code());
-            } else if (frame instanceof LaneFrame) {
+            } else if (frame instanceof LaneFrame lane) {
                 type = Frame.TYPE_LANE;
+                flags = lane.request() ? Frame.FLAG_MOVE_REQUEST : 0;
             } else if (frame instanceof OpenFrame o) {
                 type = Frame.TYPE_OPEN;
                 writeOpenFields(buf, o);
@@ -68,7 +70,7 @@ public final class FrameEncoder extends MessageToMessageEncoder<Frame> {
         }
         int length = buf.writerIndex() - start - Frame.HEADER_LENGTH;
         buf.setByte(start, type);
-        buf.setByte(start + 1, 0);
+        buf.setByte(start + 1, flags);
         buf.setInt(start + 2, frame.streamId());
         buf.setInt(start + 6, length);
         out.add(buf);

@@ -39,15 +39,16 @@ import java.util.concurrent.TimeUnit;
  *
  * <h3>Bulk lane (mux mode with the express lane), after its join</h3>
  * <pre>
- *  server:  socket ─▶ [tls] ─▶ frameDecoder ─▶ frameEncoder ─▶ idle ─▶ bulkLane
- *  client:  socket ─▶ [tls] ─▶ frameDecoder ─▶ frameEncoder ─▶ idle ─▶ bulkLane
+ *  server:  socket ─▶ [tls] ─▶ frameDecoder ─▶ frameEncoder ─▶ idle ─▶ bulkMux ─▶ bulkLane
+ *  client:  socket ─▶ [tls] ─▶ frameDecoder ─▶ frameEncoder ─▶ idle ─▶ bulkMux ─▶ bulkLane
  * </pre>
  * A session's second connection. It starts as any tunnel connection on the server; a
  * {@code laneAcceptor} next to {@code control} sees {@code JOIN_LANE} with a valid proof and
- * puts {@code bulkLane} (a {@link dev.tunnel.protocol.mux.BulkLane}) in place of itself and
- * {@code control}. The client's lane starts with {@code preface} and {@code laneJoin}, which
- * answers the challenge and removes itself. {@code bulkLane} hands frames to the session's
- * {@link MuxSession}, which writes to the lane itself.
+ * puts {@code bulkMux} and {@code bulkLane} (a {@link dev.tunnel.protocol.mux.BulkLane}) in place
+ * of itself and {@code control}. The client's lane starts with {@code preface} and
+ * {@code laneJoin}, which answers the challenge and removes itself. {@code bulkMux} is the
+ * session's bulk owner ({@link MuxSession#newBulkOwner}), which carries the streams that moved to
+ * the lane, on the lane's loop; {@code bulkLane} drops its pongs and closes the lane on errors.
  *
  * <h3>Work connection (pool mode), idle in the pool</h3>
  * <pre>
@@ -113,6 +114,7 @@ public final class TunnelPipeline {
     public static final String WORK_CONN = "workConn";
     public static final String LANE_ACCEPTOR = "laneAcceptor";
     public static final String LANE_JOIN = "laneJoin";
+    public static final String BULK_MUX = "bulkMux";
     public static final String BULK_LANE = "bulkLane";
     public static final String HTTP_CODEC = "httpCodec";
     public static final String VHOST = "vhost";
@@ -172,7 +174,8 @@ public final class TunnelPipeline {
 
     /**
      * The client's bulk lane, after TLS: {@code preface}, {@code frameDecoder},
-     * {@code frameEncoder} and {@code idle}. The caller adds {@code laneJoin} and {@code bulkLane}.
+     * {@code frameEncoder} and {@code idle}. The caller adds {@code laneJoin}, {@code bulkMux} and
+     * {@code bulkLane}.
      */
     public static void addClientLane(ChannelPipeline p, int heartbeatTimeout) {
         p.addLast(PREFACE, new PrefaceDecoder());
@@ -183,14 +186,16 @@ public final class TunnelPipeline {
 
     /**
      * The server's connection joined a session as its bulk lane, and the caller took
-     * {@code control} out: {@code frameDecoder} after {@code controlDecoder}, {@code idle} and
-     * {@code bulkLane} in place of {@code laneAcceptor}; then {@code controlDecoder} goes, handing
+     * {@code control} out: {@code frameDecoder} after {@code controlDecoder}, {@code idle},
+     * {@code bulkMux} ({@code owner}) and {@code bulkLane} in place of {@code laneAcceptor}; then
+     * {@code controlDecoder} goes, handing
      * what the client sent behind its join to {@code frameDecoder}. Event loop only (the loop the
      * lane runs on from now on: {@code idle}'s timer is scheduled there).
      */
-    public static void joinServerLane(ChannelPipeline p, BulkLane lane, int heartbeatTimeout) {
+    public static void joinServerLane(ChannelPipeline p, MuxSession owner, BulkLane lane, int heartbeatTimeout) {
         p.addAfter(CONTROL_DECODER, FRAME_DECODER, new FrameDecoder());
         p.addBefore(LANE_ACCEPTOR, IDLE, idle(heartbeatTimeout));
+        p.addBefore(LANE_ACCEPTOR, BULK_MUX, owner);
         p.replace(LANE_ACCEPTOR, BULK_LANE, lane);
         endHandshake(p);
     }

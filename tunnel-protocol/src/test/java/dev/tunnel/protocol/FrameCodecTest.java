@@ -156,7 +156,7 @@ class FrameCodecTest {
                 new WindowUpdateFrame(4, Integer.MAX_VALUE),
                 new ResetFrame(5, ResetCode.FLOW_CONTROL_ERROR),
                 new ResetFrame(-1, -1),
-                new LaneFrame(7));
+                new LaneFrame(7), new LaneFrame(9, true));
         assertThat(decoded).containsExactly(
                 new OpenFrame(1, 42, "203.0.113.9:51234 " + UNICODE),
                 new OpenFrame(2, 0, ""),
@@ -164,7 +164,7 @@ class FrameCodecTest {
                 new WindowUpdateFrame(4, Integer.MAX_VALUE),
                 new ResetFrame(5, ResetCode.FLOW_CONTROL_ERROR),
                 new ResetFrame(-1, -1),
-                new LaneFrame(7));
+                new LaneFrame(7), new LaneFrame(9, true));
     }
 
     @Test

@@ -11,6 +11,7 @@ import dev.tunnel.protocol.transport.LoopMove;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoop;
 import io.netty.handler.ssl.SslHandler;
 import java.net.InetSocketAddress;
 import org.slf4j.Logger;
@@ -28,10 +29,12 @@ import org.slf4j.LoggerFactory;
  * itself.
  *
  * <h3>Threading</h3>
- * A connection is accepted on any loop of the server's group. A joining lane moves to its
- * session's loop ({@link LoopMove}) before it becomes the lane, so that the session reads and
- * writes it without crossing threads. On io_uring, which cannot move a channel, the lane stays
- * where it was accepted and hands its frames to the session's loop ({@link BulkLane}).
+ * A connection is accepted on any loop of the server's group. A joining lane moves
+ * ({@link LoopMove}) to one of the server's bulk loops ({@link ServerContext#bulkLoops}), which
+ * run no session, so that the streams that move to it (with their sockets) do their reads, TLS
+ * and writes beside the sparse streams of every session, not in front of them. On
+ * io_uring, which cannot move a channel, the lane stays where it was accepted (and no stream
+ * moves to it: io_uring sockets cannot move either).
  */
 final class LaneAcceptor extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(LaneAcceptor.class);
@@ -78,15 +81,17 @@ final class LaneAcceptor extends ChannelInboundHandlerAdapter {
         }
         Channel lane = ctx.channel();
         ctx.pipeline().remove(TunnelPipeline.CONTROL);
-        if (lane.eventLoop() == mux.eventLoop() || !LoopMove.canMove(lane)) {
+        EventLoop home = server.bulkLoops() != null ? server.bulkLoops().next() : LoopMove.another(mux.eventLoop());
+        if (home == lane.eventLoop() || !LoopMove.canMove(lane)
+                || server.bulkLoops() == null && lane.eventLoop() != mux.eventLoop()) {
             join(lane, session);
             return;
         }
         // what the client sent behind its join waits in controlDecoder, the rest in the socket
         lane.config().setAutoRead(false);
-        LoopMove.moveTo(lane, mux.eventLoop(), failure -> {
+        LoopMove.moveTo(lane, home, failure -> {
             if (failure != null) {
-                log.warn("{} bulk lane of session {} closed: it could not move to the session's event loop: {}",
+                log.warn("{} bulk lane of session {} closed: it could not move to its event loop: {}",
                         lane, session.id(), failure.toString());
                 return;
             }
@@ -99,8 +104,9 @@ final class LaneAcceptor extends ChannelInboundHandlerAdapter {
     private void join(Channel lane, ClientSession session) {
         log.info("{} joined session {} as its bulk lane", lane, session.id());
         MuxSession mux = session.mux();
-        mux.attachBulkLane(lane);
-        TunnelPipeline.joinServerLane(lane.pipeline(), new BulkLane(mux, heartbeatTimeout), heartbeatTimeout);
+        MuxSession owner = mux.newBulkOwner();
+        TunnelPipeline.joinServerLane(lane.pipeline(), owner, new BulkLane(mux, heartbeatTimeout), heartbeatTimeout);
+        mux.attachBulkLane(lane, owner);
     }
 
     private boolean verify(ChannelHandlerContext ctx, ClientSession session, JoinLane join, String serverNonce) {

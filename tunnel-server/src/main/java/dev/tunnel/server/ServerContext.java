@@ -3,6 +3,7 @@ package dev.tunnel.server;
 import dev.tunnel.server.plugin.ServerPlugins;
 import dev.tunnel.server.proxy.ServerProxyTypes;
 import dev.tunnel.server.web.ServerStats;
+import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 
 /**
@@ -19,13 +20,16 @@ import io.netty.channel.group.ChannelGroup;
  * @param stats what the dashboard, the REST API and /metrics show
  * @param caps  public connections per proxy and per remote address
  * @param plugins the {@code [[httpPlugins]]} asked before logins, proxies and connections go ahead
+ * @param bulkLoops the loops that run the sessions' bulk lanes (mux mode with the express lane),
+ *                  apart from the loops of the sessions themselves; null: another loop of the
+ *                  session's group
  */
 record ServerContext(String token, boolean tcpMux, PortRegistry ports, String proxyBindAddr, String version,
                      int loginTimeoutSeconds, Credentials credentials, LoginAuthenticator authenticator,
                      LoginThrottle throttle, int maxStreamsPerClient, PoolSettings pool, SessionRegistry sessions,
                      ChannelGroup publicConns, ServerProxyTypes types, LoginThrottle visitorThrottle,
                      ServerStats stats, ConnectionCaps caps, boolean detailedErrors,
-                     ServerPlugins plugins) {
+                     ServerPlugins plugins, EventLoopGroup bulkLoops) {
 
     /**
      * @param maxPoolCount           most idle work connections kept per client

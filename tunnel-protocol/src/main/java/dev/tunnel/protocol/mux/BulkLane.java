@@ -1,5 +1,7 @@
 package dev.tunnel.protocol.mux;
 
+import dev.tunnel.protocol.ControlFrame;
+import dev.tunnel.protocol.ControlMessage.Pong;
 import dev.tunnel.protocol.ProtocolException;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -7,21 +9,24 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.ReferenceCountUtil;
 
 /**
- * The last handler of a session's bulk lane (see {@link MuxSession}, "Lanes"): hands what the
- * lane reads, its writability and why it fails to the session, which writes to the lane itself.
- * A lane that hears nothing for the heartbeat timeout is closed, and with it the session.
+ * The last handler of a session's bulk lane, behind the lane's bulk owner (see
+ * {@link MuxSession}, "Lanes"): drops the pongs the owner passes on, and closes the lane, with
+ * its reason told to the session's express owner, on anything else the owner passes on, on an
+ * error, or when the lane hears nothing for the heartbeat timeout; the session ends with it.
  *
- * <p>Threading: runs on the lane's event loop; everything it hands over runs on the session's
- * loop, in order: at once, since the lane runs on the session's loop, except on a server whose
- * transport cannot move channels between loops (io_uring).
+ * <p>Threading: runs on the lane's event loop; the reason goes to the session's loop as a task.
  */
 public final class BulkLane extends ChannelInboundHandlerAdapter {
     private final MuxSession session;
     private final int heartbeatTimeout;
 
-    /** @param heartbeatTimeout seconds of silence after which the lane (and session) closes; for the log line */
+    /**
+     * @param session          the session's express owner
+     * @param heartbeatTimeout seconds of silence after which the lane (and session) closes; for the log line
+     */
     public BulkLane(MuxSession session, int heartbeatTimeout) {
         this.session = session;
         this.heartbeatTimeout = heartbeatTimeout;
@@ -29,18 +34,13 @@ public final class BulkLane extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        Channel lane = ctx.channel();
-        session.onLoop(() -> session.bulkRead(lane, msg));
-    }
-
-    @Override
-    public void channelReadComplete(ChannelHandlerContext ctx) {
-        session.onLoop(session::bulkReadComplete);
-    }
-
-    @Override
-    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-        session.onLoop(session::wakeWaiting);
+        boolean pong = msg instanceof ControlFrame control && control.message() instanceof Pong;
+        String what = msg instanceof ControlFrame control ? control.message().getClass().getSimpleName()
+                : msg.getClass().getSimpleName();
+        ReferenceCountUtil.release(msg);
+        if (!pong) {
+            fail(ctx, "protocol error: unexpected " + what + " on the bulk lane");
+        }
     }
 
     @Override
@@ -61,7 +61,7 @@ public final class BulkLane extends ChannelInboundHandlerAdapter {
 
     private void fail(ChannelHandlerContext ctx, String reason) {
         Channel lane = ctx.channel();
-        session.onLoop(() -> session.bulkLaneFailed(lane, reason));
+        session.bulkLaneFailed(lane, reason);
         ctx.close();
     }
 }

@@ -2,7 +2,6 @@ package dev.tunnel.protocol.mux;
 
 import io.netty.channel.Channel;
 import java.util.ArrayDeque;
-import java.util.function.Consumer;
 
 /**
  * Decides which stream's DATA goes on the tunnel connection next: deficit round robin across
@@ -26,9 +25,9 @@ import java.util.function.Consumer;
  * sends frames of up to {@link MuxStream#MAX_CHUNK}, so a single transfer is not chopped up.
  *
  * <h3>Lanes</h3>
- * A session with an express lane has one scheduler per lane, each on its own connection. A
- * stream that moves to the other lane while it is served here ({@link MuxStream#sendLane} no
- * longer this scheduler's) leaves at once and is handed over.
+ * A session with an express lane has one scheduler per lane owner, each on its own connection.
+ * A stream that moves to the bulk lane is {@linkplain #remove removed} here and queued on the
+ * bulk owner's when it has something to send there.
  *
  * <h3>Queueing delay</h3>
  * {@link #queueDelayNanos()} is a moving average of how long a stream waited from becoming
@@ -45,8 +44,6 @@ final class FrameScheduler {
     private static final int MIN_FRAME = 4096;
 
     private final Channel channel;
-    private final int lane;
-    private final Consumer<MuxStream> handOver;
     private final ArrayDeque<MuxStream> newFlows = new ArrayDeque<>();
     private final ArrayDeque<MuxStream> oldFlows = new ArrayDeque<>();
     private boolean running;
@@ -54,19 +51,7 @@ final class FrameScheduler {
     private long maxQueueDelayNanos;
 
     FrameScheduler(Channel channel) {
-        this(channel, LaneOrder.EXPRESS, stream -> {
-            throw new IllegalStateException(stream + " moved to another lane without one");
-        });
-    }
-
-    /**
-     * @param lane     the lane {@code channel} is ({@link LaneOrder#EXPRESS} or {@link LaneOrder#BULK})
-     * @param handOver takes a stream that moved to the other lane while it was served here
-     */
-    FrameScheduler(Channel channel, int lane, Consumer<MuxStream> handOver) {
         this.channel = channel;
-        this.lane = lane;
-        this.handOver = handOver;
     }
 
     /** {@code stream} has bytes (or a FIN) to send: queue it and serve what the connection takes. */
@@ -118,15 +103,6 @@ final class FrameScheduler {
                 int sent = stream.sendData(limit, nowNanos);
                 // alone, a stream may overdraw; it still leaves the new-flow list once it used its quantum
                 stream.deficit = alone ? Math.max(0, stream.deficit - sent) : stream.deficit - sent;
-                if (stream.sendLane != lane && stream.scheduled) {
-                    if (list.peek() == stream) {
-                        list.poll();
-                    } else {
-                        list.remove(stream);
-                    }
-                    stream.scheduled = false;
-                    handOver.accept(stream);
-                }
             }
         } finally {
             running = false;

@@ -33,11 +33,12 @@ import org.slf4j.LoggerFactory;
  *
  * <h3>Threading</h3>
  * Runs on the connection's event loop. Sockets relayed through its streams are registered on
- * the same loop ({@link #eventLoop()}), so a stream and its socket never cross threads. So does
- * the bulk lane: the client opens it on this loop, the server moves it here when it joins. Only
- * where a channel cannot change loops (io_uring) does it run on another: its {@link BulkLane}
- * hands what it reads to this loop, and this loop writes to it through the channel, which Netty
- * queues to the lane's loop in order.
+ * the same loop ({@link #eventLoop()}), so a stream and its socket never cross threads. A
+ * session with the express lane has two of these: the session's own on the express lane, and
+ * its <em>bulk owner</em> ({@link #newBulkOwner}) on the bulk lane, on another loop; a stream
+ * that moves to the bulk lane moves to the bulk owner with its socket (see Lanes). What the two
+ * share (the window budget, the stream count, the streams between them) is a thread-safe
+ * {@link SessionShare}.
  *
  * <h3>Flushes</h3>
  * Frames are written without flushing; one flush per event-loop turn is scheduled
@@ -60,14 +61,20 @@ import org.slf4j.LoggerFactory;
  *
  * <h3>Lanes</h3>
  * With the express lane ({@link #attachBulkLane}) the session has a second connection, the
- * bulk lane, and one {@link FrameScheduler} per lane. Control, OPEN, WINDOW_UPDATE, RESET and
- * PING frames go on the express lane; a stream's DATA starts there and moves to the bulk lane
- * once the stream {@linkplain MuxStream#turnedBulk turned bulk}, back after
- * {@link #EXPRESS_AGAIN_NANOS} without DATA, with a {@link LaneFrame} marker on the lane it
- * leaves; the receiver restores the order ({@link LaneOrder}) and resets a stream whose frames
- * waited {@link #DEFAULT_LANE_MARKER_TIMEOUT_MILLIS} for a marker. So a download's standing queue in the
- * network (one per TCP connection in fq_codel-like routers) is not in front of other streams'
- * bytes. Both lanes carry pings; losing either ends the session.
+ * bulk lane, run by the bulk owner, a second {@code MuxSession} on another event loop. Control,
+ * OPEN and PING frames, and every frame of a stream that has not moved, go on the express lane.
+ * A stream that {@linkplain MuxStream#turnedBulk turned bulk} here asks to move (a
+ * {@link LaneFrame} request); a side that reads a request, or the peer's marker, writes its own
+ * marker behind its last frame of the stream on the express lane and hands the stream, with its
+ * socket ({@link StreamHandler#moveTo}), to the bulk owner: the stream's frames, both ways, then
+ * go on the bulk lane and are handled on the bulk owner's loop, so that a download's reads, TLS
+ * and writes do not delay the sparse streams left on this loop, and, in the network, its standing
+ * queue (one per TCP connection in fq_codel-like routers) is not in front of their bytes. A
+ * stream does not move back. Frames of a stream between owners wait in its {@link Handoff};
+ * what arrives on the two lanes is put back in the sender's order ({@link LaneOrder}), and a
+ * stream whose frames waited {@link #DEFAULT_LANE_MARKER_TIMEOUT_MILLIS} for a marker is reset.
+ * A stream whose handler cannot move (see {@link StreamHandler#canMove}) stays here. Both lanes
+ * carry pings; losing either ends the session.
  *
  * <h3>Budgets and memory pressure</h3>
  * The session's streams' receive windows sum to at most {@link MuxSettings#sessionWindow()} (plus
@@ -85,8 +92,6 @@ public final class MuxSession extends ChannelDuplexHandler {
     private static final Logger log = LoggerFactory.getLogger(MuxSession.class);
     /** A stream with this much sent within the sparse epoch and waiting moves to the bulk lane. */
     static final int BULK_BYTES = 4 * FrameScheduler.QUANTUM;
-    /** A stream on the bulk lane that sent nothing for this long starts again on the express lane. */
-    static final long EXPRESS_AGAIN_NANOS = 1_000_000_000L;
     /** How long frames may wait for a lane marker before their stream is reset. */
     static final long DEFAULT_LANE_MARKER_TIMEOUT_MILLIS = 30_000;
 
@@ -110,24 +115,24 @@ public final class MuxSession extends ChannelDuplexHandler {
     private ChannelHandlerContext ctx;
     private FrameScheduler scheduler;
     private LaneWriter express;
-    /** The bulk lane once attached, else null. */
-    private BulkLaneState bulk;
-    /** Lane markers are accepted: this side offered the express lane, or opened it. */
+    /** What this session's lane owners share. */
+    private final SessionShare share;
+    /** On the express owner: the bulk owner once its lane is attached, else null. Event loop only. */
+    private volatile MuxSession bulkOwner;
+    /** Why the bulk lane is closing, once known; event loop only. */
+    private String bulkLaneFailure;
+    /** On a bulk owner: the session's express owner; null on the express owner. */
+    private final MuxSession expressOwner;
+    /** Lane frames are accepted: this side offered the express lane, or opened it. */
     private boolean lanes;
     long laneMarkerTimeoutMillis = DEFAULT_LANE_MARKER_TIMEOUT_MILLIS;
-    long expressAgainNanos = EXPRESS_AGAIN_NANOS;
-    private volatile long laneMoves;
     private final java.util.concurrent.atomic.AtomicBoolean laneClaimed = new java.util.concurrent.atomic.AtomicBoolean();
-    private int peerInitialWindow = -1;
+    private volatile int peerInitialWindow = -1;
     private int nextStreamId;
     private int lastPeerStreamId;
     private boolean flushScheduled;
     private volatile long rttNanos;
     private volatile long minRttNanos;
-    private final MemoryLimit memory = MemoryLimit.process();
-    private final ReceiveWindow.Budget budget = new SessionBudget();
-    /** Sum of the receive windows of this session's streams. */
-    private long committed;
     /** Reading stopped because direct memory is nearly used up; a timer checks when to resume. */
     private boolean paused;
     private ScheduledFuture<?> pressureCheck;
@@ -150,13 +155,42 @@ public final class MuxSession extends ChannelDuplexHandler {
         this.settings = settings;
         this.acceptor = acceptor;
         this.nextStreamId = server ? 1 : 2;
+        this.share = new SessionShare(settings);
+        this.expressOwner = null;
+    }
+
+    /** A bulk owner of {@code session}'s streams (see {@link #newBulkOwner}). */
+    private MuxSession(MuxSession session) {
+        this.server = session.server;
+        this.settings = session.settings;
+        this.acceptor = null;
+        this.share = session.share;
+        this.expressOwner = session;
+        this.lanes = true;
+        this.foldOpens = false;
+        this.nextStreamId = -1;
+    }
+
+    /**
+     * The handler that runs this started session's bulk lane: the last but one of the lane's
+     * pipeline (before {@link BulkLane}), on the loop the lane runs on, which should be another
+     * than this session's. Hand the lane to {@link #attachBulkLane} once it joined. Any thread.
+     */
+    public MuxSession newBulkOwner() {
+        if (!isStarted()) {
+            throw new IllegalStateException("session not started");
+        }
+        return new MuxSession(this);
     }
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
-        this.express = new LaneWriter(ctx.channel(), ctx);
-        this.scheduler = new FrameScheduler(ctx.channel(), LaneOrder.EXPRESS, this::dataReady);
+        this.express = new LaneWriter(ctx);
+        this.scheduler = new FrameScheduler(ctx.channel());
+        if (expressOwner != null) {
+            start(expressOwner.peerInitialWindow);
+        }
     }
 
     /**
@@ -168,31 +202,33 @@ public final class MuxSession extends ChannelDuplexHandler {
     }
 
     /**
-     * Makes {@code lane}, a connection of this session joined after login whose pipeline ends in
-     * a {@link BulkLane}, the session's bulk lane. A second lane, or one attached to a session
-     * that is gone, is closed. Any thread.
+     * Makes {@code owner} ({@link #newBulkOwner}), in the pipeline of {@code lane}, a connection of
+     * this session joined after login, the session's bulk lane: streams that turn bulk move there
+     * from now on. A second lane, or one attached to a session that is gone, is closed. Any thread.
      */
-    public void attachBulkLane(Channel lane) {
+    public void attachBulkLane(Channel lane, MuxSession owner) {
         if (!ctx.executor().inEventLoop()) {
-            ctx.executor().execute(() -> attachBulkLane(lane));
+            ctx.executor().execute(() -> attachBulkLane(lane, owner));
             return;
         }
-        if (bulk != null || !ctx.channel().isActive()) {
-            log.warn("{} bulk lane {} refused: {}", ctx.channel(), lane,
-                    bulk != null ? "the session has one already" : "the session is closed");
+        if (bulkOwner != null || !ctx.channel().isActive() || owner.expressOwner != this) {
+            log.warn("{} bulk lane {} refused: {}", ctx.channel(), lane, bulkOwner != null
+                    ? "the session has one already" : owner.expressOwner != this ? "not this session's lane"
+                    : "the session is closed");
             lane.close();
             return;
         }
         lanes = true;
-        bulk = new BulkLaneState(lane);
+        bulkOwner = owner;
         TunnelSocket.keepQueuesShort(lane);
         lane.closeFuture().addListener(f -> ctx.executor().execute(() -> bulkLaneClosed(lane)));
-        log.debug("{} bulk lane {} attached", ctx.channel(), lane);
+        log.debug("{} bulk lane {} attached, on {}", ctx.channel(), lane,
+                lane.eventLoop() == ctx.channel().eventLoop() ? "the session's loop" : "another loop");
     }
 
     /** Whether the session has its bulk lane (event loop). */
     public boolean hasBulkLane() {
-        return bulk != null;
+        return bulkOwner != null;
     }
 
     /** True once: the caller may attach the session's bulk lane (any thread). */
@@ -200,9 +236,9 @@ public final class MuxSession extends ChannelDuplexHandler {
         return laneClaimed.compareAndSet(false, true);
     }
 
-    /** Times a stream moved between lanes (any thread). */
+    /** Times a stream of this session moved to the bulk lane, counted by each side for its own moves (any thread). */
     public long laneMoves() {
-        return laneMoves;
+        return share.laneMoves();
     }
 
     /**
@@ -328,7 +364,7 @@ public final class MuxSession extends ChannelDuplexHandler {
                 return;
             }
         }
-        writeFrame(stream.sendLane, new DataFrame(stream.id(), data, fin));
+        writeFrame(new DataFrame(stream.id(), data, fin));
     }
 
     /** Writes a frame of {@code stream} other than DATA, behind its OPEN. */
@@ -342,8 +378,9 @@ public final class MuxSession extends ChannelDuplexHandler {
     /** Sends a ping; the pong updates {@link #rttNanos()}. */
     public void ping() {
         writeFrame(new ControlFrame(new Ping(System.nanoTime())));
-        if (bulk != null) {
-            bulk.writer.write(new ControlFrame(new Ping(System.nanoTime())));
+        MuxSession owner = bulkOwner;
+        if (owner != null) {
+            owner.onLoop(owner::ping);
         }
     }
 
@@ -357,12 +394,13 @@ public final class MuxSession extends ChannelDuplexHandler {
      * without the queueing the tunnel's own traffic adds, which is what window tuning uses.
      */
     public long minRttNanos() {
-        return minRttNanos;
+        long own = minRttNanos;
+        return own == 0 && expressOwner != null ? expressOwner.minRttNanos() : own;
     }
 
-    /** Bytes of receive window this session's streams hold now (event loop only). */
+    /** Bytes of receive window this session's streams hold now (any thread). */
     public long committedWindow() {
-        return committed;
+        return share.committed();
     }
 
     /**
@@ -377,8 +415,9 @@ public final class MuxSession extends ChannelDuplexHandler {
         ctx.close();
     }
 
+    /** Streams open on this session, on either lane (any thread). */
     public int streamCount() {
-        return streams.size();
+        return share.streams();
     }
 
     /**
@@ -401,7 +440,8 @@ public final class MuxSession extends ChannelDuplexHandler {
      * begins, whatever its length). Read from any thread.
      */
     public long windowStalls() {
-        return windowStalls;
+        MuxSession owner = bulkOwner;
+        return windowStalls + (owner != null ? owner.windowStalls : 0);
     }
 
     /** A stream ran out of credit with bytes waiting; called on the event loop. */
@@ -432,44 +472,155 @@ public final class MuxSession extends ChannelDuplexHandler {
             ReferenceCountUtil.release(msg);
             throw new ProtocolException("stream frame before login completed");
         }
-        onStreamFrame(LaneOrder.EXPRESS, frame);
+        onStreamFrame(expressOwner == null ? LaneOrder.EXPRESS : LaneOrder.BULK, frame, true);
     }
 
-    /** A frame of a stream arrived on {@code lane}. */
-    private void onStreamFrame(int lane, Frame frame) {
-        if (frame instanceof DataFrame || frame instanceof LaneFrame) {
-            if (frame instanceof LaneFrame && !lanes) {
-                throw new ProtocolException("lane marker on stream " + frame.streamId()
-                        + " from a peer that has no express lane here");
-            }
-            carriedData = true;
-            MuxStream stream = streams.get(frame.streamId());
-            if (stream == null) {
-                ReferenceCountUtil.release(frame);
-                log.trace("{} {} for closed stream {} dropped", ctx.channel(), frame.getClass().getSimpleName(),
-                        frame.streamId());
-            } else {
-                stream.onLaneFrame(lane, frame, System.nanoTime());
-            }
-        } else if (frame instanceof WindowUpdateFrame update) {
-            MuxStream stream = streams.get(update.streamId());
-            if (stream != null) {
-                stream.onWindowUpdate(update.increment());
-            }
-        } else if (frame instanceof ResetFrame reset) {
-            MuxStream stream = streams.get(reset.streamId());
-            if (stream != null) {
-                stream.onRemoteReset(reset.code());
-            }
-        } else if (frame instanceof OpenFrame open) {
-            if (lane != LaneOrder.EXPRESS) {
+    /**
+     * A frame of a stream that arrived on {@code lane}: read from this owner's own connection
+     * ({@code own}), or, on a bulk owner, one the express owner read for a stream that moved here.
+     */
+    private void onStreamFrame(int lane, Frame frame, boolean own) {
+        if (frame instanceof OpenFrame open) {
+            if (expressOwner != null) {
                 throw new ProtocolException("OPEN of stream " + open.streamId() + " on the bulk lane");
             }
             onOpen(open);
+            return;
+        }
+        if (frame instanceof LaneFrame && (!lanes || lane != LaneOrder.EXPRESS)) {
+            throw new ProtocolException("lane frame on stream " + frame.streamId() + (lanes
+                    ? " on the bulk lane" : " from a peer that has no express lane here"));
+        }
+        MuxStream stream = streams.get(frame.streamId());
+        if (stream == null) {
+            Handoff handoff = own && lanes ? share.handoff(frame.streamId()) : null;
+            if (handoff == null) {
+                ReferenceCountUtil.release(frame);
+                log.trace("{} {} for closed stream {} dropped", ctx.channel(), frame.getClass().getSimpleName(),
+                        frame.streamId());
+            } else if (!handoff.offer(lane, frame)) {
+                // landed on the bulk owner: what the express lane still brings for it follows it there
+                MuxSession to = bulkOwner;
+                if (to == null) {
+                    ReferenceCountUtil.release(frame);
+                } else {
+                    to.ctx.executor().execute(() -> to.onStreamFrame(lane, frame, false));
+                }
+            }
+            return;
+        }
+        if (frame instanceof DataFrame) {
+            carriedData = true;
+            stream.onLaneFrame(lane, frame, System.nanoTime());
+        } else if (frame instanceof LaneFrame marker) {
+            onLaneFrame(stream, marker);
+        } else if (frame instanceof WindowUpdateFrame update) {
+            stream.onWindowUpdate(update.increment());
+        } else if (frame instanceof ResetFrame reset) {
+            stream.onRemoteReset(reset.code());
         }
     }
 
-    // ---- the bulk lane, called by BulkLane (any thread) ----
+    /** A lane request or marker of {@code stream}, from the express lane. */
+    private void onLaneFrame(MuxStream stream, LaneFrame frame) {
+        if (frame.request()) {
+            if (expressOwner == null && !stream.moving && canMove(stream)) {
+                beginMove(stream);
+            } // else it stays on the express lane: the peer sends nothing on the bulk lane without our marker
+            return;
+        }
+        // the peer's frames of the stream come on the bulk lane from now on
+        stream.onLaneFrame(LaneOrder.EXPRESS, frame, System.nanoTime());
+        if (expressOwner == null && !stream.moving && !stream.isClosed()) {
+            if (canMove(stream)) {
+                beginMove(stream);
+            } else {
+                stream.fail(ResetCode.PROTOCOL_ERROR, "the peer moved it to the bulk lane, and it cannot move now");
+            }
+        }
+    }
+
+    /** Whether {@code stream} may move to the bulk owner now (express owner). */
+    private boolean canMove(MuxStream stream) {
+        MuxSession to = bulkOwner;
+        return to != null && to.ctx.channel().isActive() && stream.canMove();
+    }
+
+    /**
+     * Asks to move a stream that turned bulk here, right after it sent DATA: the peer answers with
+     * its marker, and this side moves when it reads it.
+     */
+    void afterData(MuxStream stream, long nowNanos) {
+        if (bulkOwner != null && !stream.moveAsked && stream.turnedBulk(nowNanos) && canMove(stream)) {
+            stream.moveAsked = true;
+            share.publish(stream.id());
+            writeFrame(new LaneFrame(stream.id(), true));
+        }
+    }
+
+    /**
+     * Hands {@code stream} to the bulk owner: the marker goes on the express lane behind the
+     * stream's last frame there, then the stream leaves this owner, its socket moves to the bulk
+     * owner's loop, and it {@linkplain #land lands} there.
+     */
+    private void beginMove(MuxStream stream) {
+        stream.moveAsked = true;
+        stream.moving = true;
+        Handoff handoff = share.publish(stream.id());
+        writeFrame(new LaneFrame(stream.id()));
+        flushSockets(); // the stream's socket among them: it is not flushed from this loop once it left
+        streams.remove(stream.id());
+        scheduler.remove(stream);
+        if (stream.awaitingSession) {
+            stream.awaitingSession = false;
+            awaitingWritable.remove(stream);
+        }
+        share.moved();
+        if (log.isTraceEnabled()) {
+            log.trace("{} {} moves to the bulk lane", ctx.channel(), stream);
+        }
+        MuxSession to = bulkOwner;
+        stream.leave(to.eventLoop(), failure -> to.onLoop(() -> to.land(stream, handoff, failure)));
+    }
+
+    /**
+     * {@code stream} arrives from the express owner, its socket registered on this loop (or the
+     * move failed: {@code failure}): it takes what waited in its hand-off and goes on. Bulk owner.
+     */
+    private void land(MuxStream stream, Handoff handoff, Throwable failure) {
+        stream.arrive(this);
+        java.util.ArrayDeque<Handoff.Arrival> arrived = handoff.land();
+        if (stream.isClosed() || arrived == null || !ctx.channel().isActive()) {
+            if (arrived != null) {
+                arrived.forEach(a -> ReferenceCountUtil.release(a.frame()));
+            }
+            if (stream.isClosed()) {
+                stream.resetAfterMove();
+            } else if (arrived == null && handoff.overflowed()) {
+                streams.put(stream.id(), stream);
+                stream.fail(ResetCode.FLOW_CONTROL_ERROR, "the peer sent more than its credit while the stream moved");
+            } else {
+                stream.onSessionClosed();
+            }
+            remove(stream);
+            return;
+        }
+        streams.put(stream.id(), stream);
+        if (failure != null) {
+            log.debug("{} {} could not move to the bulk lane's loop: {}", ctx.channel(), stream, failure.toString());
+            stream.reset(ResetCode.CANCEL);
+            arrived.forEach(a -> ReferenceCountUtil.release(a.frame()));
+            return;
+        }
+        if (log.isDebugEnabled()) {
+            log.debug("{} {} moved to the bulk lane ({} frames waited for it)", ctx.channel(), stream, arrived.size());
+        }
+        Handoff.Arrival a;
+        while ((a = arrived.poll()) != null) {
+            onStreamFrame(a.lane(), a.frame(), false);
+        }
+        stream.landed();
+    }
 
     /** Runs {@code task} on this session's loop: at once when already there. */
     void onLoop(Runnable task) {
@@ -480,46 +631,18 @@ public final class MuxSession extends ChannelDuplexHandler {
         }
     }
 
-    /** A message arrived on the bulk lane {@code lane}; session loop. */
-    void bulkRead(Channel lane, Object msg) {
-        if (bulk == null || bulk.channel != lane || !ctx.channel().isActive()) {
-            ReferenceCountUtil.release(msg);
-            return;
-        }
-        try {
-            if (msg instanceof ControlFrame control) {
-                if (control.message() instanceof Ping ping) {
-                    bulk.writer.write(new ControlFrame(new Pong(ping.payload())));
-                } else if (!(control.message() instanceof Pong)) {
-                    throw new ProtocolException("unexpected " + control.message().getClass().getSimpleName()
-                            + " on the bulk lane");
-                }
-            } else if (msg instanceof Frame frame) {
-                onStreamFrame(LaneOrder.BULK, frame);
-            } else {
-                ReferenceCountUtil.release(msg);
-                throw new ProtocolException("unexpected " + msg.getClass().getSimpleName() + " on the bulk lane");
-            }
-        } catch (ProtocolException e) {
-            close("protocol error on the bulk lane: " + e.getMessage(), false);
-        }
-    }
-
-    /** The bulk lane's read batch is done; session loop. */
-    void bulkReadComplete() {
-        flushSockets();
-    }
-
-    /** Why the bulk lane is closing, for the session's one log line; session loop. */
+    /** Why the bulk lane {@code lane} is closing, for the session's one log line (any thread). */
     void bulkLaneFailed(Channel lane, String reason) {
-        if (bulk != null && bulk.channel == lane && bulk.failure == null) {
-            bulk.failure = reason;
-        }
+        onLoop(() -> {
+            if (bulkOwner != null && bulkOwner.channel() == lane && bulkLaneFailure == null) {
+                bulkLaneFailure = reason;
+            }
+        });
     }
 
     private void bulkLaneClosed(Channel lane) {
-        if (bulk != null && bulk.channel == lane && ctx.channel().isActive()) {
-            close("bulk lane " + (bulk.failure != null ? bulk.failure : "closed by the peer"), false);
+        if (bulkOwner != null && bulkOwner.channel() == lane && ctx.channel().isActive()) {
+            close("bulk lane " + (bulkLaneFailure != null ? bulkLaneFailure : "closed by the peer"), false);
         }
     }
 
@@ -530,33 +653,14 @@ public final class MuxSession extends ChannelDuplexHandler {
     void watchHeld(MuxStream stream) {
         long since = stream.order.heldSinceNanos();
         ctx.executor().schedule(() -> {
-            if (!stream.isClosed() && stream.order.holding() && stream.order.heldSinceNanos() == since) {
+            boolean stillHere = stream.session() == this && (expressOwner != null || !stream.moving);
+            if (stillHere && !stream.isClosed() && stream.order.holding() && stream.order.heldSinceNanos() == since) {
                 int waitingOn = stream.order.lane();
-                stream.markerMissing(stream.order.heldBytes() + " bytes waited " + laneMarkerTimeoutMillis
-                        + " ms on the " + LaneOrder.name(waitingOn ^ 1) + " lane for the peer's lane marker on the "
-                        + LaneOrder.name(waitingOn) + " lane");
+                stream.fail(ResetCode.PROTOCOL_ERROR, stream.order.heldBytes() + " bytes waited "
+                        + laneMarkerTimeoutMillis + " ms on the " + LaneOrder.name(waitingOn ^ 1)
+                        + " lane for the peer's lane marker on the " + LaneOrder.name(waitingOn) + " lane");
             }
         }, laneMarkerTimeoutMillis, TimeUnit.MILLISECONDS);
-    }
-
-    /**
-     * Moves a stream to the bulk lane when it turned bulk on the express lane, right after a DATA
-     * frame there.
-     */
-    void afterData(MuxStream stream, long nowNanos) {
-        if (bulk != null && stream.sendLane == LaneOrder.EXPRESS && stream.peerKnows && stream.turnedBulk(nowNanos)) {
-            moveLane(stream);
-        }
-    }
-
-    /** The marker goes on the lane the stream leaves, behind its last DATA there. */
-    private void moveLane(MuxStream stream) {
-        writeFrame(stream.sendLane, new LaneFrame(stream.id()));
-        stream.sendLane ^= 1;
-        laneMoves++; // single writer: the event loop
-        if (log.isTraceEnabled()) {
-            log.trace("{} {} moved to the {} lane", ctx.channel(), stream, LaneOrder.name(stream.sendLane));
-        }
     }
 
     private void onControl(ControlFrame control) {
@@ -599,14 +703,13 @@ public final class MuxSession extends ChannelDuplexHandler {
     private MuxStream newStream(int id) {
         MuxStream stream = new MuxStream(this, id, peerInitialWindow, settings);
         streams.put(id, stream);
-        committed += settings.initialWindow();
-        memory.forceReserve(settings.initialWindow());
+        share.opened(settings.initialWindow());
         return stream;
     }
 
     /** Tops a new stream's guaranteed window up to the start window, as far as the budgets allow: the credit to grant. */
     private int startWindowBoost(MuxStream stream) {
-        return stream.window().grow(settings.startWindow() - settings.initialWindow(), budget);
+        return stream.window().grow(settings.startWindow() - settings.initialWindow(), share.budget);
     }
 
     private void writeBoost(MuxStream stream, int boost) {
@@ -668,9 +771,11 @@ public final class MuxSession extends ChannelDuplexHandler {
         unannounced.clear();
         awaitingWritable.clear();
         scheduler.clear();
-        if (bulk != null) {
-            bulk.scheduler.clear();
-            bulk.channel.close();
+        if (bulkOwner != null) {
+            bulkOwner.channel().close();
+        }
+        if (lanes) {
+            share.closeAll(); // a stream on its way to the bulk owner finds its hand-off closed, and ends there
         }
         if (pressureCheck != null) {
             pressureCheck.cancel(false);
@@ -712,7 +817,9 @@ public final class MuxSession extends ChannelDuplexHandler {
      */
     private void logClose(int openStreams) {
         String reason = closeReason != null ? closeReason : "the peer closed the connection";
-        if (!isStarted()) {
+        if (expressOwner != null) {
+            log.debug("{} bulk lane closed: {} ({} streams on it reset)", ctx.channel(), reason, openStreams);
+        } else if (!isStarted()) {
             log.debug("{} closed before login completed: {}", ctx.channel(), reason);
         } else if (closeAsked || (closeReason == null && server)) {
             log.info("{} session closed: {} ({} open streams reset)", ctx.channel(), reason, openStreams);
@@ -723,31 +830,25 @@ public final class MuxSession extends ChannelDuplexHandler {
 
     // ---- used by MuxStream ----
 
-    /** Writes {@code frame} on the express lane (see {@link LaneWriter#write}). */
+    /** Writes {@code frame} on this owner's lane (see {@link LaneWriter#write}). */
     void writeFrame(Frame frame) {
         express.write(frame);
     }
 
-    /** Writes {@code frame} on {@code lane}: the express lane unless it is the bulk lane and there is one. */
-    void writeFrame(int lane, Frame frame) {
-        (lane == LaneOrder.BULK && bulk != null ? bulk.writer : express).write(frame);
-    }
-
     /**
-     * Writes frames on one lane's connection, without flushing: the session flushes every lane it
-     * wrote to once per event-loop turn.
+     * Writes frames on this owner's connection, without flushing: the session flushes once per
+     * event-loop turn.
      */
     private final class LaneWriter {
         private final Channel channel;
-        /** The session's own context on the express lane; null on the bulk lane (written from its tail). */
         private final ChannelHandlerContext own;
         /** A frame is being written; frames written meanwhile wait in {@link #reentrant}. */
         private boolean writing;
         private final ArrayDeque<Frame> reentrant = new ArrayDeque<>();
         private boolean dirty;
 
-        LaneWriter(Channel channel, ChannelHandlerContext own) {
-            this.channel = channel;
+        LaneWriter(ChannelHandlerContext own) {
+            this.channel = own.channel();
             this.own = own;
         }
 
@@ -757,8 +858,7 @@ public final class MuxSession extends ChannelDuplexHandler {
          * write can run other code before it returns (a writability change fires handlers; an
          * {@code EmbeddedChannel} runs due timers such as {@link #probeRtt}): a frame written from
          * there waits in {@link #reentrant} until the outer write is done, so it never lands
-         * between a header and its payload. A bulk lane on another event loop takes the write as
-         * a task, in order.
+         * between a header and its payload.
          */
         void write(Frame frame) {
             if (!channel.isActive()) {
@@ -791,37 +891,14 @@ public final class MuxSession extends ChannelDuplexHandler {
         }
 
         private void out(Frame frame) {
-            if (own != null) {
-                own.write(frame, own.voidPromise());
-            } else {
-                channel.write(frame, channel.voidPromise());
-            }
+            own.write(frame, own.voidPromise());
         }
 
         void flush() {
             if (dirty) {
                 dirty = false;
-                if (own != null) {
-                    own.flush();
-                } else {
-                    channel.flush();
-                }
+                own.flush();
             }
-        }
-    }
-
-    /** The bulk lane: its connection, writer and scheduler. */
-    private final class BulkLaneState {
-        final Channel channel;
-        final LaneWriter writer;
-        final FrameScheduler scheduler;
-        /** Why the lane is closing, once known. */
-        String failure;
-
-        BulkLaneState(Channel channel) {
-            this.channel = channel;
-            this.writer = new LaneWriter(channel, null);
-            this.scheduler = new FrameScheduler(channel, LaneOrder.BULK, MuxSession.this::dataReady);
         }
     }
 
@@ -833,38 +910,14 @@ public final class MuxSession extends ChannelDuplexHandler {
     }
 
     ReceiveWindow.Budget budget() {
-        return budget;
+        return share.budget;
     }
 
     /** Gives a finished stream's receive window back to the budgets (once per stream). */
     private void releaseWindow(MuxStream stream) {
         if (!stream.windowReleased) {
             stream.windowReleased = true;
-            int window = stream.window().window();
-            committed -= window;
-            memory.release(window);
-        }
-    }
-
-    /**
-     * A stream may grow into half of what the session has not committed yet (so a second
-     * draining stream always finds room) and what the process limit leaves. Streams that do not
-     * drain never grow, so they cannot take this from streams that do.
-     */
-    private final class SessionBudget implements ReceiveWindow.Budget {
-        @Override
-        public int grant(ReceiveWindow window, int wanted) {
-            long room = (settings.sessionWindow() - committed) / 2;
-            int want = (int) Math.max(0, Math.min(wanted, room));
-            int got = memory.tryReserve(want);
-            committed += got;
-            return got;
-        }
-
-        @Override
-        public void release(int bytes) {
-            committed -= bytes;
-            memory.release(bytes);
+            share.closed(stream.window().window());
         }
     }
 
@@ -881,19 +934,16 @@ public final class MuxSession extends ChannelDuplexHandler {
             unannounced.remove(stream);
         }
         scheduler.remove(stream);
-        if (bulk != null) {
-            bulk.scheduler.remove(stream);
-        }
         releaseWindow(stream);
+        if (stream.moveAsked) {
+            share.unpublish(stream.id());
+        }
     }
 
     /** Runs the scheduler, then tells streams that waited for the connection that they may read again. */
     void wakeWaiting() {
         if (ctx.channel().isWritable()) {
             scheduler.run(System.nanoTime());
-        }
-        if (bulk != null && bulk.channel.isWritable()) {
-            bulk.scheduler.run(System.nanoTime());
         }
         MuxStream stream;
         while (!paused && (stream = awaitingWritable.poll()) != null) {
@@ -909,12 +959,10 @@ public final class MuxSession extends ChannelDuplexHandler {
         }
         carriedData = true;
         long now = System.nanoTime();
-        if (bulk != null && !stream.scheduled && (stream.sendLane == LaneOrder.EXPRESS
-                ? stream.peerKnows && stream.turnedBulk(now)
-                : stream.idleNanos(now) > expressAgainNanos && !stream.turnedBulk(now))) {
-            moveLane(stream);
+        if (!stream.scheduled) {
+            afterData(stream, now);
         }
-        (stream.sendLane == LaneOrder.BULK && bulk != null ? bulk.scheduler : scheduler).ready(stream, now);
+        scheduler.ready(stream, now);
     }
 
     void logStreamError(MuxStream stream, String reason) {
@@ -927,9 +975,6 @@ public final class MuxSession extends ChannelDuplexHandler {
         maxQueueDelayNanos = Math.max(maxQueueDelayNanos, scheduler.takeMaxQueueDelayNanos());
         express.dirty = true; // flushes what the handlers around the session wrote too
         express.flush();
-        if (bulk != null) {
-            bulk.writer.flush();
-        }
     }
 
     private void flushSockets() {

@@ -15,8 +15,13 @@ import java.util.ArrayDeque;
  * a local-app connection on the client.
  *
  * <h3>Threading</h3>
- * Every method runs on the session's event loop; the sockets relayed through the stream are
- * registered on that same loop, so nothing here is shared between threads.
+ * Every method runs on the event loop of the session's lane owner that holds the stream (see
+ * {@link MuxSession}, "Lanes"); the sockets relayed through the stream are registered on that
+ * same loop. A stream that moves to the bulk owner is <em>in transit</em> from the moment it
+ * leaves the express owner until it lands: its handler's socket is deregistered from the one
+ * loop and registered on the other, the loop-to-loop hand-over orders what each touched, and
+ * what the handler does meanwhile (bytes it read before the move, a close, bytes its socket took)
+ * is kept here and acted on when the stream lands.
  *
  * <h3>Flow control</h3>
  * The sender may have at most the peer's credit in flight. {@link #write} sends what the
@@ -44,7 +49,8 @@ public final class MuxStream {
      */
     static final int MAX_CHUNK = 256 * 1024;
 
-    private final MuxSession session;
+    /** The lane owner that holds the stream: set once more when it lands on the bulk owner. */
+    private volatile MuxSession session;
     private final int id;
     private StreamHandler handler;
 
@@ -59,8 +65,15 @@ public final class MuxStream {
     boolean awaitingSession;
     boolean windowReleased;
 
-    /** Lane this stream's DATA goes on now (express unless the session has a bulk lane). */
-    int sendLane = LaneOrder.EXPRESS;
+    /** This side asked to move the stream to the bulk lane, or answered the peer's request. */
+    boolean moveAsked;
+    /** This side wrote its lane marker: the stream left, or is leaving, the express owner. */
+    boolean moving;
+    /** Between owners (see Threading); then {@link #consumedInTransit} and {@link #resetInTransit} wait. */
+    private boolean inTransit;
+    private int consumedInTransit;
+    /** The code of a reset made in transit, sent once the stream landed; -1 if none. */
+    private int resetInTransit = -1;
     /**
      * The peer has seen this stream's OPEN: it opened the stream, or a frame of the stream came
      * from it. Until then the stream stays on the express lane, behind its OPEN, since DATA on the
@@ -74,7 +87,6 @@ public final class MuxStream {
      */
     OpenFrame unannouncedOpen;
     int unannouncedBoost;
-    private long lastSentNanos;
     /** Order of the DATA arriving on the session's lanes. */
     final LaneOrder order = new LaneOrder();
 
@@ -94,7 +106,6 @@ public final class MuxStream {
         this.id = id;
         this.sendWindow = sendWindow;
         this.receiveWindow = new ReceiveWindow(settings.initialWindow(), settings.maxWindow(), System.nanoTime());
-        this.lastSentNanos = System.nanoTime();
     }
 
     /** Credit this stream may still send before the peer's next WINDOW_UPDATE. */
@@ -109,6 +120,11 @@ public final class MuxStream {
     /** Sets who receives this stream's events; must be set before the first read completes. */
     public void handler(StreamHandler handler) {
         this.handler = handler;
+    }
+
+    /** The lane owner that holds the stream now. */
+    MuxSession session() {
+        return session;
     }
 
     /**
@@ -126,8 +142,10 @@ public final class MuxStream {
         } else {
             waitingBytes += data.readableBytes();
             waiting.add(data);
-            noteStall();
-            drain();
+            if (!inTransit) {
+                noteStall();
+                drain();
+            }
         }
         return isWritable();
     }
@@ -138,7 +156,9 @@ public final class MuxStream {
             return;
         }
         finQueued = true;
-        drain();
+        if (!inTransit) {
+            drain();
+        }
     }
 
     /** Aborts the stream at both ends; bytes still waiting are dropped. */
@@ -148,7 +168,9 @@ public final class MuxStream {
         }
         boolean announced = unannouncedOpen == null;
         close();
-        if (announced) {
+        if (inTransit) {
+            resetInTransit = code;
+        } else if (announced) {
             session.writeFrame(new ResetFrame(id, code));
         } // else the peer never heard of it: close() dropped its OPEN, nothing goes out
     }
@@ -161,7 +183,7 @@ public final class MuxStream {
         if (closed || finQueued) {
             return false;
         }
-        if (!waiting.isEmpty() || sendWindow <= 0) {
+        if (!waiting.isEmpty() || sendWindow <= 0 || inTransit) {
             wantWritable = true;
             return false;
         }
@@ -195,6 +217,9 @@ public final class MuxStream {
      * path's minimum RTT (a busy event loop) costs no datagrams. Returns the window now.
      */
     public int holdReceiveWindow(int floor) {
+        if (inTransit) {
+            return receiveWindow.window();
+        }
         int growth = receiveWindow.raiseFloor(floor, session.budget());
         if (growth > 0 && !closed && !finReceived) {
             session.writeFrame(this, new WindowUpdateFrame(id, growth));
@@ -205,6 +230,10 @@ public final class MuxStream {
     /** The consumer took {@code bytes} of the data this stream delivered: return credit. */
     public void consumed(int bytes) {
         if (closed || finReceived) {
+            return;
+        }
+        if (inTransit) {
+            consumedInTransit += bytes;
             return;
         }
         int credit = receiveWindow.onConsumed(bytes, System.nanoTime(), session.minRttNanos(), session.budget(),
@@ -355,7 +384,6 @@ public final class MuxStream {
             sentInEpoch = 0;
         }
         sentInEpoch += bytes;
-        lastSentNanos = nowNanos;
         if (!fin) {
             session.afterData(this, nowNanos);
         }
@@ -381,11 +409,6 @@ public final class MuxStream {
         return (long) sentRecently(nowNanos) + waitingBytes >= MuxSession.BULK_BYTES;
     }
 
-    /** Nanoseconds since this stream last sent DATA. */
-    long idleNanos(long nowNanos) {
-        return nowNanos - lastSentNanos;
-    }
-
     /** A DATA or lane frame of this stream arrived on {@code lane}. */
     void onLaneFrame(int lane, dev.tunnel.protocol.Frame frame, long nowNanos) {
         peerKnows = true;
@@ -408,11 +431,56 @@ public final class MuxStream {
         }
     }
 
-    /** Frames waited too long for a lane marker: the peer or a lane is broken. */
-    void markerMissing(String reason) {
+    /** Aborts the stream for {@code reason}, logged: the peer or a lane is broken. */
+    void fail(int code, String reason) {
         if (!closed) {
-            abort(ResetCode.PROTOCOL_ERROR, reason);
+            abort(code, reason);
         }
+    }
+
+    // ---- moving to the bulk owner ----
+
+    /** Whether the stream may move to another owner now: the peer knows it, and its handler can move. */
+    boolean canMove() {
+        return !closed && peerKnows && unannouncedOpen == null && handler != null && handler.canMove();
+    }
+
+    /**
+     * The stream leaves its owner: in transit until {@code landed} (run by the handler on
+     * {@code loop}, or wherever its move failed) calls {@link MuxSession}'s landing.
+     */
+    void leave(io.netty.channel.EventLoop loop, java.util.function.Consumer<Throwable> landed) {
+        inTransit = true;
+        handler.moveTo(loop, landed);
+    }
+
+    /** The stream is on {@code owner} now. */
+    void arrive(MuxSession owner) {
+        session = owner;
+        inTransit = false;
+    }
+
+    /** A stream reset while in transit: its RESET goes out now, on the owner it landed on. */
+    void resetAfterMove() {
+        if (resetInTransit >= 0) {
+            session.writeFrame(new ResetFrame(id, resetInTransit));
+            resetInTransit = -1;
+        }
+    }
+
+    /** Landed with what waited for it delivered: returns the credit and sends what the handler wrote meanwhile. */
+    void landed() {
+        if (closed) {
+            return;
+        }
+        if (consumedInTransit > 0) {
+            int bytes = consumedInTransit;
+            consumedInTransit = 0;
+            consumed(bytes);
+        }
+        noteStall();
+        drain();
+        afterSending();
     }
 
     /** Bytes sent in the current sparse-detection epoch (0 once it is over). */
@@ -456,7 +524,9 @@ public final class MuxStream {
     private void close() {
         closed = true;
         releaseWaiting();
-        session.remove(this);
+        if (!inTransit) {
+            session.remove(this); // else the bulk owner does, when it lands
+        }
         unannouncedOpen = null;
     }
 

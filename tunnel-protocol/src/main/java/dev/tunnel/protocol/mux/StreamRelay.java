@@ -3,6 +3,7 @@ package dev.tunnel.protocol.mux;
 import dev.tunnel.protocol.ResetCode;
 import dev.tunnel.protocol.relay.RelayCounter;
 import dev.tunnel.protocol.transport.HalfClose;
+import dev.tunnel.protocol.transport.LoopMove;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -49,7 +50,12 @@ import org.slf4j.LoggerFactory;
  * after the socket's close future completed: a graceful stop that waits on close futures closes
  * the tunnel connection with {@link dev.tunnel.protocol.transport.LastWrites}, not directly.
  *
- * <p>Threading: the socket must be registered on the stream's session event loop.
+ * <h3>Moving</h3>
+ * When the stream moves to the session's bulk lane, the socket moves with it to that lane's
+ * loop ({@link #moveTo}, {@link LoopMove}): only a connected socket of a transport that can change
+ * loops, with no early data waiting, and not closing.
+ *
+ * <p>Threading: the socket must be registered on the loop of the stream's lane owner.
  */
 public final class StreamRelay extends ChannelInboundHandlerAdapter implements StreamHandler {
     private static final Logger log = LoggerFactory.getLogger(StreamRelay.class);
@@ -205,6 +211,22 @@ public final class StreamRelay extends ChannelInboundHandlerAdapter implements S
     @Override
     public void onWritable() {
         resumeReading();
+    }
+
+    @Override
+    public boolean canMove() {
+        return channel != null && channel.isActive() && early == null && !aborted && !failed
+                && !inputDone && !outputDone && LoopMove.canMove(channel);
+    }
+
+    @Override
+    public void moveTo(io.netty.channel.EventLoop loop, java.util.function.Consumer<Throwable> landed) {
+        LoopMove.moveTo(channel, loop, failure -> {
+            landed.accept(failure);
+            if (failure == null) {
+                resumeReading();
+            }
+        });
     }
 
     private void writeToSocket(ByteBuf data) {

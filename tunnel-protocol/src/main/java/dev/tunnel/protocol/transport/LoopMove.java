@@ -7,10 +7,10 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import java.util.function.Consumer;
 
 /**
- * Moves a connected channel to another event loop of the same group: deregisters it from its
- * loop and registers it on the other, so that a connection accepted on one loop can join work
- * that runs on another (a session's bulk lane joins its session's loop) and nothing it does
- * crosses threads afterwards.
+ * Moves a connected channel to another event loop of the same transport: deregisters it from
+ * its loop and registers it on the other, so that a connection accepted on one loop can join work
+ * that runs on another (a session's bulk lane goes to a bulk loop; a stream's socket follows the
+ * stream to the bulk lane's loop) and nothing it does crosses threads afterwards.
  *
  * <h3>What the caller must hold still</h3>
  * The channel's reading is stopped for the move ({@code autoRead} off) and stays off: bytes the
@@ -26,6 +26,21 @@ import java.util.function.Consumer;
  */
 public final class LoopMove {
     private LoopMove() {
+    }
+
+    /**
+     * A loop of {@code loop}'s group other than {@code loop}, or {@code loop} itself when the group
+     * has no other (for work that should not share the loop's thread).
+     */
+    public static EventLoop another(EventLoop loop) {
+        if (loop.parent() != null) {
+            for (io.netty.util.concurrent.EventExecutor e : loop.parent()) {
+                if (e != loop && e instanceof EventLoop other) {
+                    return other;
+                }
+            }
+        }
+        return loop;
     }
 
     /** Whether {@code channel}'s transport can be moved to another loop. */

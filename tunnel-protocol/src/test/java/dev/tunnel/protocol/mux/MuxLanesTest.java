@@ -20,10 +20,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Two MuxSessions with an express and a bulk lane each, on EmbeddedChannels with the real codec:
- * which lane a stream's frames take, that every stream's bytes arrive in order however the two
- * lanes interleave, what waits for a lane marker and for how long, and that the session lives
- * and dies with both lanes.
+ * Two MuxSessions with an express and a bulk lane each (the bulk lane run by its own bulk owner),
+ * on EmbeddedChannels with the real codec: which streams move to the bulk owner and when, that
+ * every stream's bytes arrive in order however the two lanes interleave and however long a move
+ * takes, what waits for a move or a lane marker and for how long, resets, failures and closes in
+ * the middle of a move, and that the session lives and dies with both lanes.
  */
 @Timeout(60)
 class MuxLanesTest {
@@ -31,6 +32,8 @@ class MuxLanesTest {
     private static final MuxSettings FIXED = new MuxSettings(WINDOW, WINDOW);
 
     private MuxPair pair;
+    /** The server's side of the stream {@link #askedToMove} opened. */
+    private RecordingHandler sender;
     private final List<RecordingHandler> accepted = new ArrayList<>();
 
     @AfterEach
@@ -83,24 +86,33 @@ class MuxLanesTest {
             assertSame("seed " + seed + ": download", accepted.get(0).received(), bulk);
             assertSame("seed " + seed + ": chat", accepted.get(1).received(), lines);
             assertSame("seed " + seed + ": upload", download.received(), upload);
-            assertThat(download.stream.sendLane).as("the download went bulk").isEqualTo(LaneOrder.BULK);
-            assertThat(accepted.get(0).stream.sendLane).as("the upload went bulk").isEqualTo(LaneOrder.BULK);
-            assertThat(chat.stream.sendLane).as("the chat stayed on the express lane").isEqualTo(LaneOrder.EXPRESS);
-            assertThat(pair.clientBulkFrames).contains("DataFrame")
-                    .doesNotContain("OpenFrame", "WindowUpdateFrame", "ResetFrame");
-            assertThat(pair.serverBulkFrames).contains("DataFrame")
-                    .doesNotContain("OpenFrame", "WindowUpdateFrame", "ResetFrame");
+            assertThat(download.stream.session()).as("the download moved").isSameAs(pair.serverBulkOwner);
+            assertThat(accepted.get(0).stream.session()).as("its peer moved").isSameAs(pair.clientBulkOwner);
+            assertThat(chat.stream.session()).as("the chat stayed").isSameAs(pair.server);
+            assertThat(accepted.get(1).stream.session()).isSameAs(pair.client);
+            assertThat(pair.clientBulkFrames).contains("DataFrame").doesNotContain("OpenFrame", "LaneFrame");
+            assertThat(pair.serverBulkFrames).contains("DataFrame", "WindowUpdateFrame")
+                    .doesNotContain("OpenFrame", "LaneFrame");
             assertThat(pair.clientExpressFrames).contains("OpenFrame", "LaneFrame");
             assertThat(pair.serverExpressFrames).contains("WindowUpdateFrame", "LaneFrame");
             assertThat(pair.server.laneMoves()).isEqualTo(1);
             assertThat(pair.client.laneMoves()).isEqualTo(1);
+
+            download.stream.shutdownOutput();
+            accepted.get(0).stream.shutdownOutput();
+            chat.stream.reset(ResetCode.CANCEL);
+            pair.shuttle(random);
+            assertThat(pair.server.streamCount()).as("seed %d", seed).isZero();
+            assertThat(pair.client.streamCount()).isZero();
+            assertThat(pair.server.committedWindow()).as("every window given back").isZero();
+            assertThat(pair.client.committedWindow()).isZero();
             pair.close();
             pair = null;
         }
     }
 
     @Test
-    void resetAndFinFollowTheirStreamsLanes() {
+    void finAndResetOfAMovedStreamGoOnTheBulkLane() {
         lanes(MuxSettings.defaults());
         RecordingHandler download = pair.openFromServer().autoConsume();
         RecordingHandler doomed = pair.openFromServer().autoConsume();
@@ -108,94 +120,204 @@ class MuxLanesTest {
         download.stream.write(Unpooled.wrappedBuffer(bulk));
         download.stream.shutdownOutput();
         pair.shuttle(new Random(1));
-        assertThat(download.stream.sendLane).isEqualTo(LaneOrder.BULK);
+        assertThat(download.stream.session()).isSameAs(pair.serverBulkOwner);
         assertSame("download", accepted.get(0).received(), bulk);
         assertThat(accepted.get(0).fins).as("FIN arrived behind the bulk lane's bytes").isEqualTo(1);
         doomed.stream.reset(ResetCode.CANCEL);
         pair.shuttle(new Random(2));
         assertThat(accepted.get(1).resets).containsExactly(ResetCode.CANCEL);
         assertThat(pair.clientExpressFrames).contains("ResetFrame");
+        accepted.get(0).stream.reset(ResetCode.CANCEL);
+        pair.shuttle(new Random(3));
+        assertThat(download.resets).containsExactly(ResetCode.CANCEL);
+        assertThat(pair.serverBulkFrames).contains("ResetFrame");
+        assertThat(pair.server.streamCount()).isZero();
+        assertThat(pair.client.streamCount()).isZero();
     }
 
     @Test
-    void aStreamThatWentQuietComesBackToTheExpressLaneInOrder() throws InterruptedException {
-        for (int seed = 0; seed < 8; seed++) {
-            accepted.clear();
-            lanes(MuxSettings.defaults());
-            pair.server.expressAgainNanos = TimeUnit.MILLISECONDS.toNanos(1);
-            Random random = new Random(seed);
-            RecordingHandler shell = pair.openFromServer().autoConsume();
-            byte[] burst = random(200_000, seed);
-            shell.stream.write(Unpooled.wrappedBuffer(burst));
-            assertThat(shell.stream.sendLane).as("no bulk lane before the peer has seen OPEN")
-                    .isEqualTo(LaneOrder.EXPRESS);
-            // the burst has left (its lane marker back may still overtake it), then the stream goes quiet
-            pair.shuttle(random);
-            assertThat(shell.stream.sendLane).isEqualTo(LaneOrder.BULK);
-            Thread.sleep(FrameScheduler.SPARSE_EPOCH_NANOS / 1_000_000 + 10);
-            byte[] keys = "ls -l\n".getBytes(StandardCharsets.US_ASCII);
-            shell.stream.write(Unpooled.wrappedBuffer(keys));
-            assertThat(shell.stream.sendLane).as("seed %d", seed).isEqualTo(LaneOrder.EXPRESS);
-            pair.shuttle(random);
-            byte[] expected = new byte[burst.length + keys.length];
-            System.arraycopy(burst, 0, expected, 0, burst.length);
-            System.arraycopy(keys, 0, expected, burst.length, keys.length);
-            assertSame("seed " + seed, accepted.get(0).received(), expected);
-            assertThat(pair.server.laneMoves()).isEqualTo(2);
-            pair.close();
-            pair = null;
-        }
+    void aMovedStreamStaysOnTheBulkLane() throws InterruptedException {
+        lanes(MuxSettings.defaults());
+        RecordingHandler shell = pair.openFromServer().autoConsume();
+        byte[] burst = random(200_000, 4);
+        shell.stream.write(Unpooled.wrappedBuffer(burst));
+        assertThat(shell.stream.session()).as("no move before the peer has seen OPEN").isSameAs(pair.server);
+        pair.shuttle(new Random(4));
+        assertThat(shell.stream.session()).isSameAs(pair.serverBulkOwner);
+        Thread.sleep(FrameScheduler.SPARSE_EPOCH_NANOS / 1_000_000 + 10);
+        int bulkFrames = pair.clientBulkFrames.size();
+        shell.stream.write(Unpooled.wrappedBuffer("ls -l\n".getBytes(StandardCharsets.US_ASCII)));
+        pair.shuttle(new Random(5));
+        assertThat(pair.clientBulkFrames.subList(bulkFrames, pair.clientBulkFrames.size())).contains("DataFrame");
+        assertThat(accepted.get(0).receivedBytes()).isEqualTo(burst.length + 6);
+        assertThat(pair.server.laneMoves()).isEqualTo(1);
+    }
+
+    @Test
+    void aRequestIsAnsweredWithAMarkerAndTheStreamMovesWithItsSocket() {
+        int id = askedToMove(false);
+        RecordingHandler receiver = accepted.get(0);
+        assertThat(receiver.moves).isEqualTo(1);
+        assertThat(receiver.stream.session()).isSameAs(pair.clientBulkOwner);
+        ByteBuf marker = pair.clientChannel.readOutbound();
+        assertThat(marker.getByte(0)).isEqualTo(Frame.TYPE_LANE);
+        assertThat(marker.getByte(1)).as("a marker, not a request").isZero();
+        marker.release();
+        assertThat(pair.clientChannel.<ByteBuf>readOutbound()).isNull();
+        // a second request for a stream that moved changes nothing
+        pair.clientChannel.writeInbound(encode(new LaneFrame(id, true)));
+        assertThat(receiver.moves).isEqualTo(1);
     }
 
     @Test
     void dataAheadOfItsMarkerWaitsForIt() {
-        lanes(FIXED);
-        RecordingHandler sender = pair.openFromServer();
-        pair.shuttle();
+        int id = askedToMove(false);
         RecordingHandler receiver = accepted.get(0);
-        int id = sender.stream.id();
         pair.clientBulk.writeInbound(encode(data(id, "late")));
         assertThat(receiver.receivedBytes()).isZero();
         pair.clientChannel.writeInbound(encode(data(id, "early "), new LaneFrame(id)));
+        pair.clientBulk.runPendingTasks(); // the express owner hands them to the bulk owner's loop
         assertThat(new String(receiver.received(), StandardCharsets.US_ASCII)).isEqualTo("early late");
         assertThat(receiver.resets).isEmpty();
     }
 
     @Test
-    void moreAheadOfTheMarkerThanTheStreamsWindowResetsTheStream() {
-        lanes(FIXED);
-        RecordingHandler sender = pair.openFromServer();
-        pair.shuttle();
+    void framesOfAStreamInTransitWaitForItToLandAndArriveInOrder() {
+        int id = askedToMove(true);
         RecordingHandler receiver = accepted.get(0);
-        int id = sender.stream.id();
+        assertThat(receiver.inTransit()).isTrue();
+        receiver.stream.write(Unpooled.copiedBuffer("read before the move", StandardCharsets.US_ASCII));
+        pair.clientChannel.writeInbound(encode(data(id, "one ")));
+        pair.clientBulk.writeInbound(encode(data(id, "three")));
+        pair.clientChannel.writeInbound(encode(data(id, "two "), new LaneFrame(id)));
+        assertThat(receiver.receivedBytes()).isZero();
+        receiver.land(null);
+        assertThat(new String(receiver.received(), StandardCharsets.US_ASCII)).isEqualTo("one two three");
+        pair.shuttle();
+        assertThat(new String(sender.received(), StandardCharsets.US_ASCII)).isEqualTo("read before the move");
+        assertThat(pair.serverBulkFrames).as("what it read meanwhile leaves on the bulk lane").contains("DataFrame");
+    }
+
+    @Test
+    void aStreamResetInTransitSendsItsResetOnceItLands() {
+        RecordingHandler download = downloadWhosePeerIsInTransit(6);
+        RecordingHandler receiver = accepted.get(0);
+        assertThat(receiver.inTransit()).isTrue();
+        receiver.stream.reset(ResetCode.CANCEL);
+        pair.shuttle();
+        assertThat(download.resets).as("nothing leaves before it lands").isEmpty();
+        receiver.land(null);
+        pair.shuttle();
+        assertThat(download.resets).containsExactly(ResetCode.CANCEL);
+        assertThat(pair.serverBulkFrames).contains("ResetFrame");
+        assertThat(pair.server.streamCount()).isZero();
+        assertThat(pair.client.streamCount()).isZero();
+        assertThat(pair.client.committedWindow()).isZero();
+    }
+
+    @Test
+    void aMoveThatFailsResetsTheStream() {
+        RecordingHandler download = downloadWhosePeerIsInTransit(7);
+        accepted.get(0).land(new java.io.IOException("register failed"));
+        pair.shuttle();
+        assertThat(download.resets).containsExactly(ResetCode.CANCEL);
+        assertThat(pair.client.streamCount()).isZero();
+        assertThat(pair.server.streamCount()).isZero();
+    }
+
+    @Test
+    void theSessionClosingWhileAStreamIsInTransitEndsItWhenItLands() {
+        RecordingHandler download = downloadWhosePeerIsInTransit(8);
+        RecordingHandler receiver = accepted.get(0);
+        int before = receiver.receivedBytes();
+        pair.clientChannel.writeInbound(encode(data(receiver.stream.id(), "waits in the hand-off")));
+        pair.client.close("test", true);
+        pair.clientChannel.runPendingTasks();
+        pair.clientBulk.runPendingTasks();
+        assertThat(pair.clientBulk.isActive()).as("the bulk lane closes with the session").isFalse();
+        receiver.land(null);
+        assertThat(receiver.resets).containsExactly(ResetCode.SESSION_CLOSED);
+        assertThat(receiver.receivedBytes()).as("what waited in the hand-off is dropped").isEqualTo(before);
+        assertThat(pair.client.streamCount()).isZero();
+        assertThat(pair.client.committedWindow()).isZero();
+    }
+
+    @Test
+    void losingTheBulkLaneMidMoveEndsTheSessionAndTheMovingStream() {
+        RecordingHandler download = downloadWhosePeerIsInTransit(9);
+        pair.clientBulk.close();
+        pair.clientChannel.runPendingTasks();
+        assertThat(pair.clientChannel.isActive()).isFalse();
+        accepted.get(0).land(null);
+        assertThat(accepted.get(0).resets).containsExactly(ResetCode.SESSION_CLOSED);
+        assertThat(pair.client.streamCount()).isZero();
+    }
+
+    @Test
+    void moreThanItsCreditWhileAStreamIsInTransitResetsItWhenItLands() {
+        int id = askedToMove(true);
+        RecordingHandler receiver = accepted.get(0);
+        for (int i = 0; i < 2 * MuxSettings.defaults().maxWindow() / WINDOW + 4; i++) {
+            pair.clientBulk.writeInbound(encode(new DataFrame(id, Unpooled.wrappedBuffer(new byte[WINDOW]), false)));
+        }
+        receiver.land(null);
+        assertThat(receiver.resets).containsExactly(ResetCode.FLOW_CONTROL_ERROR);
+        assertThat(receiver.receivedBytes()).isZero();
+        assertThat(pair.clientChannel.isActive()).as("the session goes on").isTrue();
+    }
+
+    @Test
+    void moreAheadOfTheMarkerThanTheStreamsWindowResetsTheStream() {
+        int id = askedToMove(false);
+        RecordingHandler receiver = accepted.get(0);
         for (int i = 0; i < 4 && receiver.resets.isEmpty(); i++) {
             pair.clientBulk.writeInbound(encode(new DataFrame(id, Unpooled.wrappedBuffer(new byte[WINDOW]), false)));
         }
         assertThat(receiver.resets).containsExactly(ResetCode.FLOW_CONTROL_ERROR);
         assertThat(receiver.receivedBytes()).isZero();
         pair.shuttle();
-        assertThat(sender.resets).containsExactly(ResetCode.FLOW_CONTROL_ERROR);
+        assertThat(pair.serverBulkFrames).as("the reset leaves on the bulk lane").contains("ResetFrame");
         assertThat(pair.clientChannel.isActive()).as("the session goes on").isTrue();
     }
 
     @Test
     void framesWaitingForAMarkerThatNeverComesResetTheirStream() {
-        lanes(FIXED);
-        pair.client.laneMarkerTimeoutMillis = 100;
-        pair.clientChannel.freezeTime();
-        RecordingHandler sender = pair.openFromServer();
-        pair.shuttle();
+        int id = askedToMove(false);
         RecordingHandler receiver = accepted.get(0);
-        pair.clientBulk.writeInbound(encode(data(sender.stream.id(), "stranded")));
-        pair.clientChannel.advanceTimeBy(99, TimeUnit.MILLISECONDS);
-        pair.clientChannel.runScheduledPendingTasks();
+        pair.clientBulkOwner.laneMarkerTimeoutMillis = 100;
+        pair.clientBulk.freezeTime();
+        pair.clientBulk.writeInbound(encode(data(id, "stranded")));
+        pair.clientBulk.advanceTimeBy(99, TimeUnit.MILLISECONDS);
+        pair.clientBulk.runScheduledPendingTasks();
         assertThat(receiver.resets).isEmpty();
-        pair.clientChannel.advanceTimeBy(2, TimeUnit.MILLISECONDS);
-        pair.clientChannel.runScheduledPendingTasks();
+        pair.clientBulk.advanceTimeBy(2, TimeUnit.MILLISECONDS);
+        pair.clientBulk.runScheduledPendingTasks();
         assertThat(receiver.resets).containsExactly(ResetCode.PROTOCOL_ERROR);
         assertThat(receiver.receivedBytes()).isZero();
+    }
+
+    @Test
+    void aStreamWhoseHandlerCannotMoveStaysOnTheExpressLane() {
+        lanes(MuxSettings.defaults());
+        pair.clientAcceptor = (stream, proxyId, source) -> {
+            RecordingHandler handler = new RecordingHandler(stream, proxyId, source).autoConsume();
+            handler.movable = false;
+            accepted.add(handler);
+        };
+        RecordingHandler download = pair.openFromServer().autoConsume();
+        RecordingHandler pinned = pair.openFromServer().autoConsume();
+        pinned.movable = false;
+        byte[] bulk = random(600_000, 10);
+        download.stream.write(Unpooled.wrappedBuffer(bulk));
+        pinned.stream.write(Unpooled.wrappedBuffer(bulk));
         pair.shuttle();
-        assertThat(sender.resets).containsExactly(ResetCode.PROTOCOL_ERROR);
+        assertSame("asked, refused", accepted.get(0).received(), bulk);
+        assertSame("never asked", accepted.get(1).received(), bulk);
+        assertThat(download.stream.session()).isSameAs(pair.server);
+        assertThat(pinned.stream.session()).isSameAs(pair.server);
+        assertThat(pair.clientBulkFrames).doesNotContain("DataFrame");
+        assertThat(pair.server.laneMoves()).isZero();
+        assertThat(pair.client.laneMoves()).isZero();
     }
 
     @Test
@@ -215,10 +337,18 @@ class MuxLanesTest {
     }
 
     @Test
-    void closingTheSessionClosesItsBulkLane() {
+    void closingTheSessionClosesItsBulkLaneAndResetsTheStreamsOnIt() {
         lanes(MuxSettings.defaults());
+        RecordingHandler download = pair.openFromServer().autoConsume();
+        download.stream.write(Unpooled.wrappedBuffer(random(300_000, 11)));
+        pair.shuttle();
+        assertThat(download.stream.session()).isSameAs(pair.serverBulkOwner);
         pair.server.close("test", true);
+        pair.serverBulk.runPendingTasks();
         assertThat(pair.serverBulk.isActive()).isFalse();
+        assertThat(download.resets).containsExactly(ResetCode.SESSION_CLOSED);
+        assertThat(pair.server.streamCount()).isZero();
+        assertThat(pair.server.committedWindow()).isZero();
     }
 
     @Test
@@ -236,11 +366,21 @@ class MuxLanesTest {
     @Test
     void aSecondBulkLaneIsRefused() {
         lanes(MuxSettings.defaults());
-        EmbeddedChannel second = new EmbeddedChannel(new BulkLane(pair.server, 90));
-        pair.server.attachBulkLane(second);
+        MuxSession owner = pair.server.newBulkOwner();
+        EmbeddedChannel second = new EmbeddedChannel(owner, new BulkLane(pair.server, 90));
+        pair.server.attachBulkLane(second, owner);
         assertThat(second.isActive()).isFalse();
         assertThat(pair.serverBulk.isActive()).isTrue();
         second.finishAndReleaseAll();
+    }
+
+    @Test
+    void anOpenOnTheBulkLaneIsAProtocolError() {
+        lanes(MuxSettings.defaults());
+        pair.serverBulk.writeInbound(encode(new dev.tunnel.protocol.OpenFrame(2, 1, "x")));
+        assertThat(pair.serverBulk.isActive()).isFalse();
+        pair.serverChannel.runPendingTasks();
+        assertThat(pair.serverChannel.isActive()).as("the session ends with its lane").isFalse();
     }
 
     @Test
@@ -253,17 +393,50 @@ class MuxLanesTest {
         download.stream.write(Unpooled.wrappedBuffer(bulk));
         pair.shuttle();
         assertSame("download", pair.acceptedByClient.get(0).received(), bulk);
-        assertThat(download.stream.sendLane).isEqualTo(LaneOrder.EXPRESS);
+        assertThat(download.stream.session()).isSameAs(pair.server);
         assertThat(pair.server.laneMoves()).isZero();
     }
 
     @Test
-    void aLaneMarkerFromAPeerWithoutTheLaneIsAProtocolError() {
+    void aLaneFrameFromAPeerWithoutTheLaneIsAProtocolError() {
         pair = new MuxPair(MuxSettings.defaults(), MuxSettings.defaults());
         RecordingHandler stream = pair.openFromServer();
         pair.shuttle();
         assertThatThrownBy(() -> pair.clientChannel.writeInbound(encode(new LaneFrame(stream.stream.id()))))
-                .hasMessageContaining("lane marker");
+                .hasMessageContaining("lane frame");
+    }
+
+    /**
+     * A stream from the server whose client side the (pretended) server asks to move: the client
+     * side ({@code accepted.get(0)}) moves, or with {@code hold} is in transit, its move waiting
+     * for {@link RecordingHandler#land}; the server side ({@link #sender}) does not move. Its id.
+     */
+    private int askedToMove(boolean hold) {
+        lanes(FIXED);
+        if (hold) {
+            pair.clientAcceptor = (stream, proxyId, source) ->
+                    accepted.add(new RecordingHandler(stream, proxyId, source).holdMoves());
+        }
+        sender = pair.openFromServer();
+        pair.shuttle();
+        int id = sender.stream.id();
+        pair.clientChannel.writeInbound(encode(new LaneFrame(id, true)));
+        return id;
+    }
+
+    /**
+     * A download from the server that turned bulk: it moved, and its peer on the client is in
+     * transit ({@code accepted.get(0)}, whose move waits for {@link RecordingHandler#land}).
+     */
+    private RecordingHandler downloadWhosePeerIsInTransit(long seed) {
+        lanes(MuxSettings.defaults());
+        pair.clientAcceptor = (stream, proxyId, source) ->
+                accepted.add(new RecordingHandler(stream, proxyId, source).autoConsume().holdMoves());
+        RecordingHandler download = pair.openFromServer().autoConsume();
+        download.stream.write(Unpooled.wrappedBuffer(random(300_000, seed)));
+        pair.shuttle();
+        assertThat(accepted.get(0).inTransit()).as("the peer's move waits").isTrue();
+        return download;
     }
 
     /** Same bytes, or where they first differ (not megabytes of both). */

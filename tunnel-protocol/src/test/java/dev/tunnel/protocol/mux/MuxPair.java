@@ -26,9 +26,11 @@ final class MuxPair implements AutoCloseable {
     final List<RecordingHandler> acceptedByServer = new ArrayList<>();
     /** When set, the client accepts streams with this instead of a RecordingHandler. */
     StreamAcceptor clientAcceptor;
-    /** The bulk lanes once {@link #withLanes()} joined them, else null. */
+    /** The bulk lanes once {@link #withLanes()} joined them, else null, and their bulk owners. */
     EmbeddedChannel serverBulk;
     EmbeddedChannel clientBulk;
+    MuxSession serverBulkOwner;
+    MuxSession clientBulkOwner;
     /** The frame types each side received on its bulk lane, in order. */
     final List<String> serverBulkFrames = new ArrayList<>();
     final List<String> clientBulkFrames = new ArrayList<>();
@@ -60,12 +62,14 @@ final class MuxPair implements AutoCloseable {
     MuxPair withLanes() {
         server.allowLanes();
         client.allowLanes();
+        serverBulkOwner = server.newBulkOwner();
+        clientBulkOwner = client.newBulkOwner();
         serverBulk = new EmbeddedChannel(new FrameDecoder(), new FrameSpy(serverBulkFrames), new FrameEncoder(),
-                new BulkLane(server, 90));
+                serverBulkOwner, new BulkLane(server, 90));
         clientBulk = new EmbeddedChannel(new FrameDecoder(), new FrameSpy(clientBulkFrames), new FrameEncoder(),
-                new BulkLane(client, 90));
-        server.attachBulkLane(serverBulk);
-        client.attachBulkLane(clientBulk);
+                clientBulkOwner, new BulkLane(client, 90));
+        server.attachBulkLane(serverBulk, serverBulkOwner);
+        client.attachBulkLane(clientBulk, clientBulkOwner);
         return this;
     }
 
@@ -185,6 +189,10 @@ final class MuxPair implements AutoCloseable {
         for (int i = 0; i < 2; i++) {
             serverChannel.runPendingTasks();
             clientChannel.runPendingTasks();
+            if (serverBulk != null) {
+                serverBulk.runPendingTasks();
+                clientBulk.runPendingTasks();
+            }
         }
         serverChannel.finishAndReleaseAll();
         clientChannel.finishAndReleaseAll();
