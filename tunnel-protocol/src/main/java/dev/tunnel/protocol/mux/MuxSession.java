@@ -268,7 +268,11 @@ public final class MuxSession extends ChannelDuplexHandler {
     private void probeRtt() {
         if (carriedData && ctx.channel().isActive()) {
             carriedData = false;
-            ping();
+            if (expressOwner != null) {
+                expressOwner.onLoop(expressOwner::ping); // samples come from the express lane
+            } else {
+                ping();
+            }
         }
     }
 
@@ -384,9 +388,9 @@ public final class MuxSession extends ChannelDuplexHandler {
         }
     }
 
-    /** Smoothed round-trip time of the last pings (any thread), or 0 before the first pong. */
+    /** Smoothed round-trip time of the last express-lane pings (any thread), or 0 before the first pong. */
     public long rttNanos() {
-        return rttNanos;
+        return expressOwner != null ? expressOwner.rttNanos() : rttNanos;
     }
 
     /**
@@ -394,8 +398,7 @@ public final class MuxSession extends ChannelDuplexHandler {
      * without the queueing the tunnel's own traffic adds, which is what window tuning uses.
      */
     public long minRttNanos() {
-        long own = minRttNanos;
-        return own == 0 && expressOwner != null ? expressOwner.minRttNanos() : own;
+        return expressOwner != null ? expressOwner.minRttNanos() : minRttNanos;
     }
 
     /** Bytes of receive window this session's streams hold now (any thread). */
@@ -504,7 +507,7 @@ public final class MuxSession extends ChannelDuplexHandler {
                 if (to == null) {
                     ReferenceCountUtil.release(frame);
                 } else {
-                    to.ctx.executor().execute(() -> to.onStreamFrame(lane, frame, false));
+                    to.ctx.executor().execute(() -> to.onForwarded(lane, frame));
                 }
             }
             return;
@@ -620,6 +623,13 @@ public final class MuxSession extends ChannelDuplexHandler {
             onStreamFrame(a.lane(), a.frame(), false);
         }
         stream.landed();
+        flushSockets(); // not in a read of this lane: nothing else flushes what the frames wrote
+    }
+
+    /** A frame the express owner read for a stream that landed here; bulk owner. */
+    private void onForwarded(int lane, Frame frame) {
+        onStreamFrame(lane, frame, false);
+        flushSockets();
     }
 
     /** Runs {@code task} on this session's loop: at once when already there. */
@@ -668,7 +678,8 @@ public final class MuxSession extends ChannelDuplexHandler {
             writeFrame(new ControlFrame(new Pong(ping.payload())));
         } else if (control.message() instanceof Pong pong) {
             long sample = System.nanoTime() - pong.payload();
-            if (sample >= 0 && sample < TimeUnit.MINUTES.toNanos(2)) {
+            // a bulk lane's pongs wait behind its transfers' bytes: only the express lane's are samples
+            if (expressOwner == null && sample >= 0 && sample < TimeUnit.MINUTES.toNanos(2)) {
                 long rtt = rttNanos == 0 ? sample : (7 * rttNanos + sample) / 8;
                 rttNanos = rtt;
                 if (minRttNanos == 0 || sample < minRttNanos) {

@@ -1,6 +1,7 @@
 package dev.tunnel.protocol.mux;
 
 import dev.tunnel.protocol.ResetCode;
+import dev.tunnel.protocol.relay.ReadLimiter;
 import dev.tunnel.protocol.relay.RelayCounter;
 import dev.tunnel.protocol.transport.HalfClose;
 import dev.tunnel.protocol.transport.LoopMove;
@@ -53,7 +54,9 @@ import org.slf4j.LoggerFactory;
  * <h3>Moving</h3>
  * When the stream moves to the session's bulk lane, the socket moves with it to that lane's
  * loop ({@link #moveTo}, {@link LoopMove}): only a connected socket of a transport that can change
- * loops, with no early data waiting, and not closing.
+ * loops, with no early data waiting, not closing, and with no read waiting in a bandwidth limiter
+ * ({@link ReadLimiter}, whose timer runs on the loop it was set on); never a relay made
+ * {@link #pinned}.
  *
  * <p>Threading: the socket must be registered on the loop of the stream's lane owner.
  */
@@ -72,6 +75,7 @@ public final class StreamRelay extends ChannelInboundHandlerAdapter implements S
     private boolean outputDone;
     private boolean aborted;
     private boolean failed;
+    private boolean pinned;
 
     public StreamRelay(MuxStream stream) {
         this(stream, RelayCounter.NONE);
@@ -86,6 +90,15 @@ public final class StreamRelay extends ChannelInboundHandlerAdapter implements S
 
     public MuxStream stream() {
         return stream;
+    }
+
+    /**
+     * Keeps the socket on its loop: for a socket whose pipeline holds handlers that belong to that
+     * loop (a vhost connection after an upgrade). Returns this relay.
+     */
+    public StreamRelay pinned() {
+        pinned = true;
+        return this;
     }
 
     /** The local connection could not be made: abort the stream and drop early data. */
@@ -215,8 +228,12 @@ public final class StreamRelay extends ChannelInboundHandlerAdapter implements S
 
     @Override
     public boolean canMove() {
-        return channel != null && channel.isActive() && early == null && !aborted && !failed
-                && !inputDone && !outputDone && LoopMove.canMove(channel);
+        if (pinned || channel == null || !channel.isActive() || early != null || aborted || failed || inputDone
+                || outputDone || !LoopMove.canMove(channel)) {
+            return false;
+        }
+        ReadLimiter limiter = channel.pipeline().get(ReadLimiter.class);
+        return limiter == null || !limiter.isPaused();
     }
 
     @Override
