@@ -1,7 +1,6 @@
 package dev.tunnel.protocol.mux;
 
 import dev.tunnel.protocol.ResetCode;
-import dev.tunnel.protocol.relay.ReadLimiter;
 import dev.tunnel.protocol.relay.RelayCounter;
 import dev.tunnel.protocol.transport.HalfClose;
 import dev.tunnel.protocol.transport.LoopMove;
@@ -53,10 +52,10 @@ import org.slf4j.LoggerFactory;
  *
  * <h3>Moving</h3>
  * When the stream moves to the session's bulk lane, the socket moves with it to that lane's
- * loop ({@link #moveTo}, {@link LoopMove}): only a connected socket of a transport that can change
- * loops, with no early data waiting, not closing, and with no read waiting in a bandwidth limiter
- * ({@link ReadLimiter}, whose timer runs on the loop it was set on); never a relay made
- * {@link #pinned}.
+ * loop ({@link #moveTo}, {@link LoopMove}): a connected socket of a transport that can change
+ * loops, half-closed or not; never one of a relay made {@link #pinned}. A read that waits in a
+ * bandwidth limiter's timer on the old loop asks for the read through the pipeline, which hands
+ * it to the socket's new loop.
  *
  * <p>Threading: the socket must be registered on the loop of the stream's lane owner.
  */
@@ -228,12 +227,7 @@ public final class StreamRelay extends ChannelInboundHandlerAdapter implements S
 
     @Override
     public boolean canMove() {
-        if (pinned || channel == null || !channel.isActive() || early != null || aborted || failed || inputDone
-                || outputDone || !LoopMove.canMove(channel)) {
-            return false;
-        }
-        ReadLimiter limiter = channel.pipeline().get(ReadLimiter.class);
-        return limiter == null || !limiter.isPaused();
+        return !pinned && channel != null && channel.isActive() && !aborted && LoopMove.canMove(channel);
     }
 
     @Override
