@@ -21,7 +21,7 @@ import java.util.ArrayDeque;
  * which a sender within its credit never exceeds); each held frame counts
  * {@link #FRAME_OVERHEAD} bytes beyond its payload, so markers alone cannot grow the queue either.
  *
- * <p>Not thread-safe: used only on the session's event loop.
+ * <p>Not thread-safe: used only on the event loop of the lane owner that holds the stream.
  */
 final class LaneOrder {
     static final int EXPRESS = 0;
