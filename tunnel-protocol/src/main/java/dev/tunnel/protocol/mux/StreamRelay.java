@@ -227,11 +227,16 @@ public final class StreamRelay extends ChannelInboundHandlerAdapter implements S
 
     @Override
     public boolean canMove() {
-        return !pinned && channel != null && channel.isActive() && !aborted && LoopMove.canMove(channel);
+        // a closed socket has nothing left to move: its stream may still have bytes to send
+        return !pinned && channel != null && (!channel.isActive() || LoopMove.canMove(channel));
     }
 
     @Override
     public void moveTo(io.netty.channel.EventLoop loop, java.util.function.Consumer<Throwable> landed) {
+        if (!channel.isActive()) {
+            landed.accept(null); // nothing to re-register; writes to it fail on its own loop
+            return;
+        }
         LoopMove.moveTo(channel, loop, failure -> {
             landed.accept(failure);
             if (failure == null) {
