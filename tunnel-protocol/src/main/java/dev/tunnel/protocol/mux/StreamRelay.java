@@ -5,7 +5,9 @@ import dev.tunnel.protocol.relay.RelayCounter;
 import dev.tunnel.protocol.transport.HalfClose;
 import dev.tunnel.protocol.transport.LoopMove;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
@@ -38,7 +40,8 @@ import org.slf4j.LoggerFactory;
  *
  * <h3>Closing</h3>
  * EOF on the socket becomes FIN on the stream; FIN from the stream shuts the socket's output
- * after everything before it was written. The socket is closed when both directions are done.
+ * after everything before it was written. The socket is closed when both directions are done;
+ * when its EOF came first, FIN from the stream closes it at once (the close sends the FIN).
  * A socket error or close before that resets the stream; a reset closes the socket with RST.
  *
  * <p>Once the socket's output is shut, its EOF closes it ({@code ALLOW_HALF_CLOSURE} goes off):
@@ -281,12 +284,30 @@ public final class StreamRelay extends ChannelInboundHandlerAdapter implements S
     }
 
     private void shutdownSocketOutput() {
+        if (inputDone) {
+            closeAfterWrites();
+            return;
+        }
         HalfClose.shutdownOutputAfterWrites(channel, () -> {
             outputDone = true;
             if (!inputDone) {
                 channel.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, false);
             }
             closeIfDone();
+        });
+    }
+
+    /**
+     * Both directions are done once the writes are out: the close sends the FIN, so the socket
+     * is not shut first (one syscall per connection fewer). Its EOF was read, so nothing unread
+     * is left for the close to answer with a reset.
+     */
+    private void closeAfterWrites() {
+        channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener((ChannelFutureListener) written -> {
+            if (written.isSuccess()) {
+                outputDone = true;
+                channel.close();
+            }
         });
     }
 

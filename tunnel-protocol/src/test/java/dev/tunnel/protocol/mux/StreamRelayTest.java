@@ -10,6 +10,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,8 +25,8 @@ import org.junit.jupiter.api.Timeout;
  * unregistered EmbeddedChannel, so the test decides when the "connection" becomes active.
  *
  * <p>Not testable here: half-close. An EmbeddedChannel is not a DuplexChannel, so the relay's
- * shutdownOutput on FIN, and EOF via ChannelInputShutdownEvent followed by close-when-both-done,
- * need a real socket (tunnel-e2e).
+ * shutdownOutput on FIN before the socket's EOF needs a real socket (tunnel-e2e); a FIN after
+ * the EOF closes the socket, which is tested here.
  */
 @Timeout(20)
 class StreamRelayTest {
@@ -193,6 +194,37 @@ class StreamRelayTest {
         local.close();
         pair.shuttle();
         assertThat(publicSide.resets).containsExactly(ResetCode.CANCEL);
+        assertThat(pair.client.streamCount()).isZero();
+        assertThat(pair.server.streamCount()).isZero();
+    }
+
+    /**
+     * The local app's EOF came first (an HTTP server closing after its answer): the peer's FIN
+     * then closes the socket, after the bytes sent before it were written, and the stream ends
+     * without a reset.
+     */
+    @Test
+    void finAfterTheSocketsEofClosesTheSocketOnceItsBytesAreWritten() throws Exception {
+        RecordingHandler publicSide = pair.openFromServer().autoConsume();
+        pair.shuttle();
+        connectLocal(relays.get(0));
+        byte[] answer = random(700, 7);
+        local.writeInbound(Unpooled.wrappedBuffer(answer));
+        local.pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
+        pair.shuttle();
+        assertThat(publicSide.received()).isEqualTo(answer);
+        assertThat(publicSide.fins).isEqualTo(1);
+        assertThat(local.isOpen()).as("open until the peer's FIN").isTrue();
+
+        byte[] last = random(300, 8);
+        publicSide.stream.write(Unpooled.wrappedBuffer(last));
+        publicSide.stream.shutdownOutput();
+        pair.shuttle();
+        local.runPendingTasks();
+        assertThat(readAll(local)).isEqualTo(last);
+        assertThat(local.isOpen()).as("closed by the FIN").isFalse();
+        pair.shuttle();
+        assertThat(publicSide.resets).isEmpty();
         assertThat(pair.client.streamCount()).isZero();
         assertThat(pair.server.streamCount()).isZero();
     }

@@ -3,9 +3,7 @@ package dev.tunnel.server.vhost;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
-import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 
 /**
@@ -32,25 +30,36 @@ final class Exchange {
     boolean upgrading;
     private boolean headRequest;
 
-    /** A new request head arrived (before it is routed or answered). */
-    void request(HttpRequest request) {
-        keepAlive = HttpUtil.isKeepAlive(request);
+    /** A new request head arrived (before it is routed or answered); {@code keepAlive}: it allows another request. */
+    void request(boolean keepAlive) {
+        this.keepAlive = keepAlive;
     }
 
     /**
-     * The routed request goes to its proxy: nothing of its answer has come yet. A visitor's
-     * {@code Connection: close} on an HTTP/1.1 request is about its own connection, so it is
-     * taken off the request (as nginx and Go's reverse proxy do): the connection to the app stays
-     * open for the next request from anyone.
+     * Whether the connection to the app may carry another request after {@code request}: it goes
+     * as HTTP/1.1 without an upgrade. A visitor's {@code Connection: close} on such a request is
+     * about its own connection, so it is taken off the request here (as nginx and Go's reverse
+     * proxy do): the connection to the app stays open for the next request from anyone.
      */
-    void dispatched(HttpRequest request) {
+    static boolean reusableAfter(HttpRequest request) {
         HttpHeaders headers = request.headers();
-        upstreamReusable = HttpVersion.HTTP_1_1.equals(request.protocolVersion())
+        boolean reusable = HttpVersion.HTTP_1_1.equals(request.protocolVersion())
                 && !headers.contains(HttpHeaderNames.UPGRADE);
-        if (upstreamReusable && headers.containsValue(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE, true)) {
+        if (reusable && headers.containsValue(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE, true)) {
             headers.remove(HttpHeaderNames.CONNECTION);
         }
-        headRequest = HttpMethod.HEAD.equals(request.method());
+        return reusable;
+    }
+
+    /**
+     * The routed request goes to its proxy: nothing of its answer has come yet.
+     *
+     * @param reusable    the request leaves the connection to the app reusable ({@link #reusableAfter})
+     * @param headRequest it is a HEAD request: its answer has no body
+     */
+    void dispatched(boolean reusable, boolean headRequest) {
+        upstreamReusable = reusable;
+        this.headRequest = headRequest;
         requestDone = false;
         responseStarted = false;
         responseDone = false;

@@ -23,6 +23,11 @@ public record HttpRoute(VhostTarget target, String httpUser, String httpPassword
         return !httpUser.isEmpty() || !httpPassword.isEmpty();
     }
 
+    /** Whether requests are changed beyond the forwarding headers: the Host rewritten or headers set. */
+    boolean rewritesRequests() {
+        return !hostHeaderRewrite.isEmpty() || !requestHeaders.isEmpty();
+    }
+
     /** Applies the Host rewrite and {@code requestHeaders.set}. */
     void rewriteRequest(HttpRequest request) {
         if (!hostHeaderRewrite.isEmpty()) {

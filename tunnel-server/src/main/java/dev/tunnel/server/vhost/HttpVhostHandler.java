@@ -85,11 +85,10 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     private Entry<HttpRoute> route;
     private boolean inputClosed;
     private boolean dispatching;
-    private String visitorIp;
-    /** The head of the request in flight while it may be sent again ({@link #retryable}); else null. */
-    private HttpRequest retry;
-    /** The request in flight went as its own bytes ({@link RequestSplice}): its object lacks the forwarding headers. */
-    private boolean retrySpliced;
+    /** The forwarding lines of this connection's visitor; made with the first routed request. */
+    private ForwardingLines forwardingLines;
+    /** The request in flight while it may be sent again ({@link #retryable}), its bytes a copy; else null. */
+    private Outgoing retry;
     /** The bytes of the head that the decoder hands on next ({@link RequestDecoder}); owned until then. */
     private RequestDecoder.HeadBytes headBytes;
 
@@ -105,11 +104,17 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
 
     /** Adds the request decoder and the vhost handler to the pipeline of a connection on the vhost HTTP port. */
     static void install(ChannelPipeline pipeline, VhostSettings vhost, String proto, LoopAffinity affinity) {
+        install(pipeline, vhost, proto, affinity, true);
+    }
+
+    /** @param scanPlainHeads false: every request head goes to Netty's decoder (for tests that compare the two) */
+    static void install(ChannelPipeline pipeline, VhostSettings vhost, String proto, LoopAffinity affinity,
+                        boolean scanPlainHeads) {
         HttpDecoderConfig requests = new HttpDecoderConfig()
                 .setMaxInitialLineLength(VhostSettings.MAX_REQUEST_LINE)
                 .setMaxHeaderSize(VhostSettings.MAX_REQUEST_HEADERS)
                 .setMaxChunkSize(256 * 1024);
-        pipeline.addLast(TunnelPipeline.HTTP_CODEC, new RequestDecoder(requests));
+        pipeline.addLast(TunnelPipeline.HTTP_CODEC, new RequestDecoder(requests, scanPlainHeads));
         pipeline.addLast(TunnelPipeline.VHOST, new HttpVhostHandler(vhost, proto, affinity));
     }
 
@@ -179,7 +184,8 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     private void process() {
         while (!pending.isEmpty()) {
             Object msg = pending.peek();
-            boolean isHead = msg instanceof HttpRequest || msg instanceof RequestDecoder.HeadBytes;
+            boolean isHead = msg instanceof HttpRequest || msg instanceof RequestDecoder.HeadBytes
+                    || msg instanceof PlainRequest;
             if (phase == Phase.OPENING || phase == Phase.RESPONSE || phase == Phase.CLOSING
                     || phase == Phase.UPGRADED || (isHead && phase != Phase.HEAD)) {
                 if (phase == Phase.CLOSING) {
@@ -190,6 +196,8 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
             pending.poll();
             if (msg instanceof RequestDecoder.HeadBytes bytes) {
                 headBytes = bytes; // its head follows at once
+            } else if (msg instanceof PlainRequest plain) {
+                onPlainHead(plain);
             } else if (isHead) {
                 onHead((HttpRequest) msg);
             } else if (msg instanceof HttpContent content && phase == Phase.BODY) {
@@ -239,26 +247,66 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
             answerAndClose(decision.answer());
             return;
         }
-        exchange.request(request);
+        exchange.request(HttpUtil.isKeepAlive(request));
         if (decision.answer() != null) {
             answer(decision.answer(), HttpUtil.isTransferEncodingChunked(request)
                     || HttpUtil.getContentLength(request, 0L) > 0);
             return;
         }
-        if (visitorIp == null) {
-            visitorIp = RequestTarget.ipOf(ctx.channel().remoteAddress());
-        }
         ByteBuf spliced = raw == null ? null
-                : RequestSplice.build(ctx.alloc(), raw.content(), request, decision.route().target(), visitorIp, proto);
+                : RequestSplice.build(ctx.alloc(), raw.content(), request, decision.route().target(), forwardingLines());
         if (spliced == null) {
             forwarded(request, decision.route());
         }
-        dispatch(request, spliced, decision.route());
+        boolean reusable = Exchange.reusableAfter(request);
+        dispatch(new Outgoing(spliced == null ? request : null, spliced, HttpMethod.HEAD.equals(request.method()),
+                reusable, retryable(request)), decision.route());
+    }
+
+    /**
+     * A head the scan read ({@link PlainRequestHead}): routed on what the scan found, and sent as
+     * its bytes with the forwarding lines, unless the route rewrites it (then it is read as an
+     * {@link HttpRequest} and encoded).
+     */
+    private void onPlainHead(PlainRequest head) {
+        try {
+            timer.cancel();
+            RequestRouting.Decision decision = RequestRouting.decide(vhost, head.target(), head.authorization(),
+                    ctx.channel());
+            exchange.request(true); // HTTP/1.1 without Connection: close
+            if (decision.answer() != null && decision.close()) {
+                answerAndClose(decision.answer());
+                return;
+            }
+            if (decision.answer() != null) {
+                answer(decision.answer(), false);
+                return;
+            }
+            boolean headRequest = HttpMethod.HEAD.equals(head.method());
+            boolean retryable = retryable(head.method());
+            ByteBuf spliced = RequestSplice.plain(head, decision.route().target(), forwardingLines());
+            if (spliced != null) {
+                dispatch(new Outgoing(null, spliced, headRequest, true, retryable), decision.route());
+                return;
+            }
+            HttpRequest request = head.toHttpRequest();
+            forwarded(request, decision.route());
+            dispatch(new Outgoing(request, null, headRequest, true, retryable), decision.route());
+        } finally {
+            head.release();
+        }
+    }
+
+    private ForwardingLines forwardingLines() {
+        if (forwardingLines == null) {
+            forwardingLines = new ForwardingLines(RequestTarget.ipOf(ctx.channel().remoteAddress()), proto);
+        }
+        return forwardingLines;
     }
 
     /** Adds the forwarding headers and the route's rewrites to a head that goes re-encoded. */
     private void forwarded(HttpRequest request, Entry<HttpRoute> found) {
-        RequestTarget.addForwarded(request, visitorIp, proto);
+        RequestTarget.addForwarded(request, forwardingLines().ip(), proto);
         found.target().rewriteRequest(request);
     }
 
@@ -266,37 +314,34 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
      * Sends a routed head to its proxy's app, on the connection the previous request used when it
      * goes to the same proxy, else on a new one ({@link Upstreams}, which may have to wait).
      */
-    private void dispatch(HttpRequest request, ByteBuf spliced, Entry<HttpRoute> found) {
+    private void dispatch(Outgoing head, Entry<HttpRoute> found) {
         phase = Phase.OPENING;
         dispatching = true;
-        upstreams.forRoute(found, false, ok -> opened(request, spliced, found, ok, false));
+        upstreams.forRoute(found, false, ok -> opened(head, found, ok, false));
         dispatching = false;
     }
 
     /**
-     * @param spliced the head's bytes to send ({@link RequestSplice}; ownership passes), or null to encode it
-     * @param again   the request is sent a second time, on a new connection ({@link #retry}): its
-     *                body (none) was forwarded already, so its end is sent here
+     * @param head  what to send (ownership passes)
+     * @param again the request is sent a second time, on a new connection ({@link #retry}): its
+     *              body (none) was forwarded already, so its end is sent here
      */
-    private void opened(HttpRequest request, ByteBuf spliced, Entry<HttpRoute> found, boolean ok, boolean again) {
+    private void opened(Outgoing head, Entry<HttpRoute> found, boolean ok, boolean again) {
         if (phase != Phase.OPENING || !ctx.channel().isActive()) {
-            ReferenceCountUtil.release(request);
-            ReferenceCountUtil.release(spliced);
+            head.release();
             return;
         }
         if (!ok) {
-            ReferenceCountUtil.release(request);
-            ReferenceCountUtil.release(spliced);
+            head.release();
             badGateway(found, "the proxy's client is gone or refused the connection");
             return;
         }
         route = found;
-        exchange.dispatched(request);
+        exchange.dispatched(head.reusable(), head.headRequest());
         phase = Phase.BODY;
         Upstream up = upstreams.current();
-        retrySpliced = spliced != null;
-        up.sendHead(request, spliced);
-        retry = !again && up.reused() && retryable(request) ? request : null;
+        retry = !again && up.reused() && head.retryable() ? head.copy() : null;
+        up.sendHead(head.encode(), head.spliced(), head.headRequest());
         if (again) {
             onBody(LastHttpContent.EMPTY_LAST_CONTENT);
         }
@@ -333,7 +378,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         }
         ChannelFuture lastWrite = null;
         String failure = null;
-        retry = null; // the app answered: whatever happens now, the request is not sent again
+        dropRetry(); // the app answered: whatever happens now, the request is not sent again
         for (Object part : parts) {
             if (failure != null) {
                 ReferenceCountUtil.release(part);
@@ -431,19 +476,19 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
      * {@code http.Transport} does: an idempotent method, and no body (nothing of it is kept).
      */
     private static boolean retryable(HttpRequest request) {
-        HttpMethod m = request.method();
-        return (HttpMethod.GET.equals(m) || HttpMethod.HEAD.equals(m) || HttpMethod.OPTIONS.equals(m)
-                || HttpMethod.TRACE.equals(m)) && !HttpUtil.isTransferEncodingChunked(request)
+        return retryable(request.method()) && !HttpUtil.isTransferEncodingChunked(request)
                 && HttpUtil.getContentLength(request, 0L) == 0;
+    }
+
+    private static boolean retryable(HttpMethod m) {
+        return HttpMethod.GET.equals(m) || HttpMethod.HEAD.equals(m) || HttpMethod.OPTIONS.equals(m)
+                || HttpMethod.TRACE.equals(m);
     }
 
     /** Sends the request in flight again on a new connection: the reused one failed before answering. */
     private void sendAgain() {
-        HttpRequest again = retry;
+        Outgoing again = retry;
         retry = null;
-        if (retrySpliced) { // it went as its own bytes: this time it is encoded
-            forwarded(again, route);
-        }
         vhost.counters().retried.incrementAndGet();
         log.debug("{} {} closed before answering; sending the request again on a new connection", ctx.channel(),
                 HttpRoute.describe(route));
@@ -451,7 +496,14 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         timer.cancel();
         Entry<HttpRoute> found = route;
         phase = Phase.OPENING;
-        upstreams.forRoute(found, true, ok -> opened(again, null, found, ok, true));
+        upstreams.forRoute(found, true, ok -> opened(again, found, ok, true));
+    }
+
+    private void dropRetry() {
+        if (retry != null) {
+            retry.release();
+            retry = null;
+        }
     }
 
     /** The app answered 101: from here the stream carries raw bytes both ways. */
@@ -529,11 +581,33 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     }
 
     private void releasePending() {
+        dropRetry();
         ReferenceCountUtil.release(headBytes);
         headBytes = null;
         Object m;
         while ((m = pending.poll()) != null) {
             ReferenceCountUtil.release(m);
+        }
+    }
+
+    /**
+     * A routed request head on its way to the app: its bytes with the forwarding lines added
+     * ({@code spliced}; owned) or the request to encode, and what the exchange must know of it.
+     *
+     * @param reusable    the connection to the app stays reusable after it ({@link Exchange#reusableAfter})
+     * @param headRequest a HEAD request: its answer has no body
+     * @param retryable   it may be sent again on a new connection ({@link #retryable})
+     */
+    private record Outgoing(HttpRequest encode, ByteBuf spliced, boolean headRequest, boolean reusable,
+                            boolean retryable) {
+        /** The same head to send once more: the bytes a second reference to the same memory, the request itself. */
+        Outgoing copy() {
+            return new Outgoing(encode, spliced == null ? null : spliced.retainedDuplicate(), headRequest, reusable,
+                    retryable);
+        }
+
+        void release() {
+            ReferenceCountUtil.release(spliced);
         }
     }
 }

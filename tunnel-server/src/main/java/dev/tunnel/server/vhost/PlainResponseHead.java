@@ -1,5 +1,11 @@
 package dev.tunnel.server.vhost;
 
+import static dev.tunnel.server.vhost.HeadScan.ascii;
+import static dev.tunnel.server.vhost.HeadScan.hasToken;
+import static dev.tunnel.server.vhost.HeadScan.lineEnd;
+import static dev.tunnel.server.vhost.HeadScan.startsWith;
+
+import dev.tunnel.server.vhost.HeadScan.HeaderLine;
 import io.netty.buffer.ByteBuf;
 
 /**
@@ -27,26 +33,11 @@ final class PlainResponseHead {
     private static final byte[] CLOSE = ascii("close");
     /** Digits a Content-Length may have here: 18 fit a long. */
     private static final int MAX_LENGTH_DIGITS = 18;
-    private static final boolean[] TCHAR = new boolean[256];
 
-    static {
-        for (int c = '0'; c <= '9'; c++) {
-            TCHAR[c] = true;
-        }
-        for (int c = 'A'; c <= 'Z'; c++) {
-            TCHAR[c] = true;
-            TCHAR[c + 32] = true;
-        }
-        for (char c : "!#$%&'*+-.^_`|~".toCharArray()) {
-            TCHAR[c] = true;
-        }
-    }
-
-    /** Bytes copied for a first look: most heads end within them. */
-    private static final int FIRST_COPY = 512;
     /** Longest head scanned here; a longer one goes to the decoder. */
-    static final int MAX_SCANNED = 8192;
+    static final int MAX_SCANNED = HeadScan.MAX_SCANNED;
     private final byte[] scratch = new byte[MAX_SCANNED];
+    private final HeaderLine line = new HeaderLine();
 
     /** Bytes of the head, status line to empty line. */
     int length;
@@ -67,27 +58,8 @@ final class PlainResponseHead {
      * @param noBody the head answers a HEAD request: whatever it says, no body follows
      */
     boolean scan(ByteBuf buf, int from, boolean noBody) {
-        int available = Math.min(buf.writerIndex() - from, MAX_SCANNED);
-        for (int n = Math.min(available, FIRST_COPY); ; n = Math.min(available, n * 4)) {
-            buf.getBytes(from, scratch, 0, n);
-            int found = headEnd(scratch, n);
-            if (found > 0) {
-                return scan(scratch, found, noBody);
-            }
-            if (n == available) {
-                return false; // incomplete, or longer than a plain head may be
-            }
-        }
-    }
-
-    /** The length of the head in {@code in[0, n)} (up to its empty line), or -1 when it does not end there. */
-    private static int headEnd(byte[] in, int n) {
-        for (int i = 3; i < n; i++) {
-            if (in[i] == '\n' && in[i - 1] == '\r' && in[i - 2] == '\n' && in[i - 3] == '\r') {
-                return i + 1;
-            }
-        }
-        return -1;
+        int found = HeadScan.copyHead(buf, from, scratch);
+        return found > 0 && scan(scratch, found, noBody);
     }
 
     /** Scans the head {@code in[0, end)}, which ends with CRLF CRLF. */
@@ -113,46 +85,22 @@ final class PlainResponseHead {
         }
         long contentLength = -1;
         boolean connectionClose = false;
-        while (true) {
-            if (i + 1 >= end) {
-                return false; // incomplete, or over the limit
-            }
-            if (in[i] == '\r') {
-                if (in[i + 1] != '\n') {
-                    return false;
-                }
-                i += 2;
-                break;
-            }
-            int nameStart = i;
-            while (i < end && TCHAR[in[i] & 0xff]) {
-                i++;
-            }
-            if (i == nameStart || i >= end || in[i] != ':') {
-                return false; // no name, a space before the colon, a non-token byte, or incomplete
-            }
-            int nameLength = i - nameStart;
-            int valueStart = skipSpaces(in, i + 1, end);
-            int next = lineEnd(in, valueStart, end);
-            if (next < 0) {
+        for (int read; (read = line.read(in, i, end)) != HeaderLine.END; i = line.next) {
+            if (read == HeaderLine.NOT_STRICT || line.named(in, TRANSFER_ENCODING)) {
                 return false;
-            }
-            int valueEnd = trimSpaces(in, valueStart, next - 2);
-            if (is(in, nameStart, nameLength, TRANSFER_ENCODING)) {
-                return false;
-            } else if (is(in, nameStart, nameLength, CONTENT_LENGTH)) {
+            } else if (line.named(in, CONTENT_LENGTH)) {
                 if (contentLength >= 0) {
                     return false;
                 }
-                contentLength = digits(in, valueStart, valueEnd);
+                contentLength = digits(in, line.valueStart, line.valueEnd);
                 if (contentLength < 0) {
                     return false;
                 }
-            } else if (is(in, nameStart, nameLength, CONNECTION)) {
-                connectionClose |= hasToken(in, valueStart, valueEnd, CLOSE);
+            } else if (line.named(in, CONNECTION)) {
+                connectionClose |= hasToken(in, line.valueStart, line.valueEnd, CLOSE);
             }
-            i = next;
         }
+        i = line.next;
         int status = c1 * 100 + c2 * 10 + c3;
         boolean empty = noBody || status == 204 || status == 304;
         if (!empty && contentLength < 0) {
@@ -164,38 +112,6 @@ final class PlainResponseHead {
         close = connectionClose;
         hasLength = contentLength >= 0;
         return true;
-    }
-
-    /**
-     * The index after the CRLF ending the line whose rest starts at {@code i}, or -1 when the line
-     * is incomplete or holds a control byte (HTAB aside), a bare CR or a bare LF.
-     */
-    private static int lineEnd(byte[] in, int i, int end) {
-        for (; i < end; i++) {
-            int b = in[i] & 0xff;
-            if (b == '\r') {
-                return i + 1 < end && in[i + 1] == '\n' ? i + 2 : -1;
-            }
-            if ((b < 0x20 && b != '\t') || b == 0x7f) {
-                return -1;
-            }
-        }
-        return -1;
-    }
-
-    private static int skipSpaces(byte[] in, int i, int end) {
-        while (i < end && (in[i] == ' ' || in[i] == '\t')) {
-            i++;
-        }
-        return i;
-    }
-
-    /** The end of the value {@code [start, end)} without its trailing spaces. */
-    private static int trimSpaces(byte[] in, int start, int end) {
-        while (end > start && (in[end - 1] == ' ' || in[end - 1] == '\t')) {
-            end--;
-        }
-        return end;
     }
 
     /** The decimal number {@code [start, end)}, or -1 when it is empty, too long or not all digits. */
@@ -212,53 +128,5 @@ final class PlainResponseHead {
             n = n * 10 + d;
         }
         return n;
-    }
-
-    /** Whether the comma-separated list {@code [start, end)} has {@code token} (ASCII case ignored) as one of its elements. */
-    private static boolean hasToken(byte[] in, int start, int end, byte[] token) {
-        int i = start;
-        while (i < end) {
-            int elementEnd = i;
-            while (elementEnd < end && in[elementEnd] != ',') {
-                elementEnd++;
-            }
-            int s = skipSpaces(in, i, elementEnd);
-            int e = trimSpaces(in, s, elementEnd);
-            if (is(in, s, e - s, token)) {
-                return true;
-            }
-            i = elementEnd + 1;
-        }
-        return false;
-    }
-
-    /** Whether the {@code length} bytes at {@code at} are {@code lower} with ASCII case ignored. */
-    private static boolean is(byte[] in, int at, int length, byte[] lower) {
-        if (length != lower.length) {
-            return false;
-        }
-        for (int k = 0; k < length; k++) {
-            int b = in[at + k];
-            if (b >= 'A' && b <= 'Z') {
-                b += 32;
-            }
-            if (b != lower[k]) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private static boolean startsWith(byte[] in, int at, byte[] prefix) {
-        for (int k = 0; k < prefix.length; k++) {
-            if (in[at + k] != prefix[k]) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private static byte[] ascii(String s) {
-        return s.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     }
 }

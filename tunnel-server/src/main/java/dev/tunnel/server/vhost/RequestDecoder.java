@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.DefaultByteBufHolder;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.LastHttpContent;
@@ -16,6 +17,12 @@ import java.util.List;
  * ({@link RequestSplice}) rather than re-encoded. Only a head that one {@code decode} call read
  * whole gets them (the common case: a head arrives in one read); one split over reads, or one
  * the decoder failed, does not, and is re-encoded.
+ *
+ * <p>A plain head ({@link PlainRequestHead}: origin-form, HTTP/1.1, one Host, no body) at the
+ * start of a read is not decoded at all: it becomes a {@link PlainRequest}, followed by the empty
+ * last part the decoder would have emitted, and the decoder never sees its bytes. A head the
+ * decoder has begun (one that arrived incomplete, or was not plain) is the decoder's to the end of
+ * its message; once the decoder has failed a head, no scan is tried again.
  *
  * <p>Threading: the connection's event loop, as any decoder.
  */
@@ -31,16 +38,38 @@ final class RequestDecoder extends HttpRequestDecoder {
     private boolean atHead = true;
     /** Some of the current head was consumed by an earlier call: its bytes are gone. */
     private boolean split;
+    /**
+     * The decoder's last call ended a message, so it is where it starts: a call that did not may
+     * have moved it on without consuming a byte (into reading a request line), and the rest of
+     * that head must go to it.
+     */
+    private boolean decoderAtRest = true;
+    /** The scan for plain heads; null when every head goes to the decoder. */
+    private PlainRequestHead plain;
 
-    RequestDecoder(HttpDecoderConfig config) {
+    /** @param scanPlainHeads false: every head goes to Netty's decoder (for tests that compare the two) */
+    RequestDecoder(HttpDecoderConfig config, boolean scanPlainHeads) {
         super(config);
+        plain = scanPlainHeads ? new PlainRequestHead() : null;
     }
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf buffer, List<Object> out) throws Exception {
         int from = buffer.readerIndex();
+        if (atHead && decoderAtRest && plain != null && plain.scan(buffer, from)) {
+            out.add(plain.request(ctx.alloc()));
+            out.add(LastHttpContent.EMPTY_LAST_CONTENT);
+            buffer.skipBytes(plain.length);
+            return;
+        }
         int first = out.size();
         super.decode(ctx, buffer, out);
+        decoderAtRest = out.size() > first && out.get(out.size() - 1) instanceof LastHttpContent;
+        for (int i = first; i < out.size(); i++) {
+            if (out.get(i) instanceof HttpObject o && o.decoderResult().isFailure()) {
+                plain = null; // the decoder now discards what follows: no head may start in it
+            }
+        }
         if (!atHead) {
             atHead = out.size() > first && out.get(out.size() - 1) instanceof LastHttpContent;
             return;

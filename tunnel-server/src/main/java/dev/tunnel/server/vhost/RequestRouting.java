@@ -72,14 +72,22 @@ final class RequestRouting {
             return new Decision(null, ErrorPages.badRequest(ch.alloc(), HttpResponseStatus.BAD_REQUEST,
                     "The request's framing is ambiguous: " + framing + "."), true);
         }
-        RequestTarget target = RequestTarget.of(request);
+        return decide(vhost, RequestTarget.of(request), request.headers().get(HttpHeaderNames.AUTHORIZATION), ch);
+    }
+
+    /**
+     * The route for a request to {@code target}, or the answer for one with no host, an unknown
+     * one, or missing or wrong credentials.
+     *
+     * @param authorization the request's Authorization header, or null
+     */
+    static Decision decide(VhostSettings vhost, RequestTarget target, String authorization, Channel ch) {
         if (target.host() == null) {
             vhost.counters().badRequests.incrementAndGet();
             log.debug("{} bad request (400): no Host", ch);
             return new Decision(null, ErrorPages.badRequest(ch.alloc(), HttpResponseStatus.BAD_REQUEST,
                     "The request has no Host header, so it cannot be routed."), true);
         }
-        String authorization = request.headers().get(HttpHeaderNames.AUTHORIZATION);
         Entry<HttpRoute> found = vhost.httpRoutes().find(target.host(), target.path(),
                 BasicCredentials.userOf(authorization));
         if (found == null) {

@@ -2,12 +2,10 @@ package dev.tunnel.server.vhost;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
-import java.nio.charset.StandardCharsets;
 
 /**
  * A request head sent to the app as the bytes it arrived in, with the forwarding headers
@@ -30,10 +28,6 @@ import java.nio.charset.StandardCharsets;
  */
 final class RequestSplice {
     private static final byte[] CRLF = {'\r', '\n'};
-    private static final byte[] FOR = prefix(RequestTarget.X_FORWARDED_FOR);
-    private static final byte[] HOST = prefix(RequestTarget.X_FORWARDED_HOST);
-    private static final byte[] PROTO = prefix(RequestTarget.X_FORWARDED_PROTO);
-    private static final byte[] REAL_IP = prefix(RequestTarget.X_REAL_IP);
 
     private RequestSplice() {
     }
@@ -41,13 +35,13 @@ final class RequestSplice {
     /**
      * The head to send, or null when it must be re-encoded instead.
      *
-     * @param raw the head's bytes as they arrived ({@link RequestDecoder.HeadBytes}); not released here
-     * @param ip  the visitor's address for {@code X-Forwarded-For} and {@code X-Real-IP}
+     * @param raw   the head's bytes as they arrived ({@link RequestDecoder.HeadBytes}); not released here
+     * @param lines the forwarding lines for its Host ({@link ForwardingLines})
      */
-    static ByteBuf build(ByteBufAllocator alloc, ByteBuf raw, HttpRequest request, HttpRoute route, String ip,
-                         String proto) {
+    static ByteBuf build(ByteBufAllocator alloc, ByteBuf raw, HttpRequest request, HttpRoute route,
+                         ForwardingLines lines) {
         HttpHeaders h = request.headers();
-        if (!route.hostHeaderRewrite().isEmpty() || !route.requestHeaders().isEmpty()
+        if (route.rewritesRequests()
                 || h.contains(HttpHeaderNames.CONTENT_LENGTH) || h.contains(HttpHeaderNames.TRANSFER_ENCODING)
                 || h.contains(RequestTarget.X_FORWARDED_FOR) || h.contains(RequestTarget.X_FORWARDED_HOST)
                 || h.contains(RequestTarget.X_FORWARDED_PROTO) || h.contains(RequestTarget.X_REAL_IP)
@@ -55,18 +49,23 @@ final class RequestSplice {
                 || !plain(raw)) {
             return null;
         }
-        String host = h.get(HttpHeaderNames.HOST);
+        byte[] added = lines.of(h.get(HttpHeaderNames.HOST));
         int length = raw.readableBytes() - 2; // up to the CRLF ending the last header line
-        ByteBuf out = alloc.buffer(length + 96 + 2 * ip.length() + (host == null ? 0 : host.length()));
+        ByteBuf out = alloc.buffer(length + added.length + 2);
         out.writeBytes(raw, raw.readerIndex(), length);
-        line(out, FOR, ip);
-        if (host != null) {
-            line(out, HOST, host);
+        return out.writeBytes(added).writeBytes(CRLF);
+    }
+
+    /**
+     * The bytes of a head the scan read ({@link PlainRequest}: plain by construction, so only the
+     * route can ask for the encoder instead) with its forwarding lines and empty line added; null
+     * when the route rewrites requests. The bytes pass to the caller; {@code head} is not released.
+     */
+    static ByteBuf plain(PlainRequest head, HttpRoute route, ForwardingLines lines) {
+        if (route.rewritesRequests()) {
+            return null;
         }
-        line(out, PROTO, proto);
-        line(out, REAL_IP, ip);
-        out.writeBytes(CRLF);
-        return out;
+        return head.content().writeBytes(lines.of(head.host())).writeBytes(CRLF).retain();
     }
 
     /** Ends with an empty line, and no line starts with a space or a tab (a folded header). */
@@ -85,16 +84,5 @@ final class RequestSplice {
             }
         }
         return true;
-    }
-
-    private static void line(ByteBuf out, byte[] prefix, String value) {
-        out.writeBytes(prefix);
-        ByteBufUtil.writeAscii(out, value);
-        out.writeBytes(CRLF);
-    }
-
-    /** {@code "Name: "} in ASCII. */
-    private static byte[] prefix(String name) {
-        return (name + ": ").getBytes(StandardCharsets.US_ASCII);
     }
 }

@@ -94,9 +94,12 @@ final class Upstream implements StreamHandler {
         return route.target().target();
     }
 
-    /** Whether it carried a request before the current one (so an app may have closed it meanwhile). */
+    /**
+     * Whether it carried a request before the one sent next (so an app may have closed it
+     * meanwhile): asked before {@link #sendHead}.
+     */
     boolean reused() {
-        return requestCount > 1;
+        return requestCount > 0;
     }
 
     /** Whether a new request may go on this connection: the app has not closed or reset it. */
@@ -159,11 +162,13 @@ final class Upstream implements StreamHandler {
     }
 
     /**
-     * Sends a request head: {@code spliced} when it is given (its bytes as they arrived, with the
-     * forwarding headers added: {@link RequestSplice}, for a request without a body), else the
-     * head encoded. Ownership of both passes here.
+     * Sends a request head: {@code spliced} when it is given (its bytes with the forwarding
+     * headers added: {@link RequestSplice}, for a request without a body), else {@code head}
+     * encoded. Ownership of both passes here.
+     *
+     * @param headRequest it is a HEAD request: its answer has no body
      */
-    void sendHead(HttpRequest head, ByteBuf spliced) {
+    void sendHead(HttpRequest head, ByteBuf spliced, boolean headRequest) {
         requestCount++;
         if (spliced == null) {
             send(head);
@@ -173,7 +178,7 @@ final class Upstream implements StreamHandler {
             spliced.release();
             return;
         }
-        responses.expectHeadResponse(HttpMethod.HEAD.equals(head.method()));
+        responses.expectHeadResponse(headRequest);
         splicedBody = true;
         write(spliced);
     }

@@ -264,27 +264,9 @@ class ResponseReaderTest {
     @Timeout(180)
     void theScanAndTheDecoderFrameEveryInputAlike() {
         Fuzz.run("vhost.response.plain", rnd -> {
-            StringBuilder text = new StringBuilder();
-            int count = Fuzz.between(rnd, 1, 3);
-            for (int i = 0; i < count; i++) {
-                text.append(NEAR_PLAIN[rnd.nextInt(NEAR_PLAIN.length)]);
-            }
-            byte[] input = text.toString().getBytes(StandardCharsets.ISO_8859_1);
-            int mutations = Fuzz.between(rnd, 0, 3);
-            for (int i = 0; i < mutations; i++) {
-                byte b = switch (rnd.nextInt(4)) {
-                    case 0 -> (byte) rnd.nextInt(256);
-                    case 1 -> (byte) ":\r\n \t,0".charAt(rnd.nextInt(7));
-                    default -> (byte) (input[rnd.nextInt(input.length)] ^ 0x20); // flips case
-                };
-                input[rnd.nextInt(input.length)] = b;
-            }
+            byte[] input = NearPlainInputs.mutated(rnd, NEAR_PLAIN, ":\r\n \t,0");
             boolean head = rnd.nextInt(6) == 0;
-            int[] cuts = new int[Fuzz.between(rnd, 0, 3)];
-            for (int i = 0; i < cuts.length; i++) {
-                cuts[i] = rnd.nextInt(input.length + 1);
-            }
-            java.util.Arrays.sort(cuts);
+            int[] cuts = NearPlainInputs.cuts(rnd, input.length);
             Result scanned = feed(new ResponseReader(ctx, Map.of(), true), input, cuts, head);
             Result decoded = feed(new ResponseReader(ctx, Map.of(), false), input, cuts, head);
             String seen = new String(input, StandardCharsets.ISO_8859_1);

@@ -123,12 +123,15 @@ final class VhostHarness implements AutoCloseable {
         return t;
     }
 
+    /** Whether plain request heads are read by the scan ({@link PlainRequestHead}) rather than the decoder. */
+    boolean scanPlainHeads = true;
+
     EmbeddedChannel newHttpConnection() {
         EmbeddedChannel ch = new EmbeddedChannel();
         ch.freezeTime(); // timeouts run when a test advances the clock
         publicChannels.add(ch);
         active = ch;
-        HttpVhostHandler.install(ch.pipeline(), settings, "http", null);
+        HttpVhostHandler.install(ch.pipeline(), settings, "http", null, scanPlainHeads);
         return ch;
     }
 
