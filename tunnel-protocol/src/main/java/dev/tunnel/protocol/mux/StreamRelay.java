@@ -57,8 +57,7 @@ import org.slf4j.LoggerFactory;
  * When the stream moves to the session's bulk lane, the socket moves with it to that lane's
  * loop ({@link #moveTo}, {@link LoopMove}): a connected socket of a transport that can change
  * loops, half-closed or not; never one of a relay made {@link #pinned}. A read that waits in a
- * bandwidth limiter's timer on the old loop asks for the read through the pipeline, which hands
- * it to the socket's new loop.
+ * bandwidth limiter moves with the socket ({@link dev.tunnel.protocol.relay.ReadLimiter}).
  *
  * <p>Threading: the socket must be registered on the loop of the stream's lane owner.
  */

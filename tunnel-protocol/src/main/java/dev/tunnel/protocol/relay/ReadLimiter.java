@@ -27,7 +27,10 @@ import java.util.concurrent.TimeUnit;
  * Placed first in the pipeline, so it counts the bytes as the socket delivered them; it may be
  * replaced by another (a keep-alive HTTP connection routed to another proxy).
  *
- * <p>Threading: the channel's event loop; the bucket may be shared with other channels.
+ * <p>Threading: the channel's event loop; the bucket may be shared with other channels. A channel
+ * that moves to another loop ({@link dev.tunnel.protocol.transport.LoopMove}) takes a waiting
+ * read with it: the timer is cancelled on the old loop when the channel leaves it and set again
+ * on the new one when it arrives, so the timer never runs on a loop the channel has left.
  */
 public final class ReadLimiter extends ChannelDuplexHandler {
     /** The limiter in the channel's pipeline now, which the wrapped allocator asks. */
@@ -35,6 +38,8 @@ public final class ReadLimiter extends ChannelDuplexHandler {
 
     private final TokenBucket bucket;
     private ScheduledFuture<?> delayed;
+    /** A read waited for tokens when the channel left its loop: ask again on the next one. */
+    private boolean readOnArrival;
 
     public ReadLimiter(TokenBucket bucket) {
         this.bucket = bucket;
@@ -60,7 +65,7 @@ public final class ReadLimiter extends ChannelDuplexHandler {
 
     @Override
     public void read(ChannelHandlerContext ctx) {
-        if (delayed != null) {
+        if (delayed != null || readOnArrival) {
             return; // a read is already waiting for tokens
         }
         long wait = bucket.waitNanos();
@@ -78,19 +83,40 @@ public final class ReadLimiter extends ChannelDuplexHandler {
 
     /** Whether a read is waiting for tokens now. */
     public boolean isPaused() {
-        return delayed != null;
+        return delayed != null || readOnArrival;
+    }
+
+    @Override
+    public void channelUnregistered(ChannelHandlerContext ctx) {
+        if (delayed != null) {
+            delayed.cancel(false);
+            delayed = null;
+            readOnArrival = true;
+        }
+        ctx.fireChannelUnregistered();
+    }
+
+    @Override
+    public void channelRegistered(ChannelHandlerContext ctx) {
+        ctx.fireChannelRegistered();
+        if (readOnArrival) {
+            readOnArrival = false;
+            read(ctx);
+        }
     }
 
     /** A read that waited here is asked for again through the pipeline as it is now. */
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
         ctx.channel().attr(CURRENT).compareAndSet(this, null);
+        boolean waited = readOnArrival || delayed != null;
+        readOnArrival = false;
         if (delayed != null) {
             delayed.cancel(false);
             delayed = null;
-            if (ctx.channel().isActive()) {
-                ctx.channel().read();
-            }
+        }
+        if (waited && ctx.channel().isActive()) {
+            ctx.channel().read();
         }
     }
 

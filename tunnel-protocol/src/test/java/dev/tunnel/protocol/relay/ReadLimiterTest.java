@@ -3,12 +3,27 @@ package dev.tunnel.protocol.relay;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tunnel.protocol.transport.LoopMove;
+import dev.tunnel.protocol.transport.Transports;
+import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -99,6 +114,71 @@ class ReadLimiterTest {
         channel.runScheduledPendingTasks();
         assertThat(reads.count).isEqualTo(before);
         channel.finishAndReleaseAll();
+    }
+
+    @Test
+    void aReadWaitingForTokensMovesWithItsChannelAndIsAskedForOnTheNewLoopOnly() throws Exception {
+        AtomicBoolean moved = new AtomicBoolean();
+        List<Thread> limiterThreads = new CopyOnWriteArrayList<>();
+        List<Thread> readThreads = new CopyOnWriteArrayList<>();
+        // the bucket's clock says which thread the limiter runs on once the move began
+        TokenBucket bucket = new TokenBucket(10_000, () -> {
+            if (moved.get()) {
+                limiterThreads.add(Thread.currentThread());
+            }
+            return System.nanoTime();
+        });
+        EventLoopGroup group = Transports.newGroup(Transports.Kind.NIO, 2, "limiter-move");
+        CompletableFuture<Channel> accepted = new CompletableFuture<>();
+        try {
+            Channel listener = new ServerBootstrap().group(group).channel(Transports.serverChannel(Transports.Kind.NIO))
+                    .childOption(ChannelOption.AUTO_READ, false)
+                    .childHandler(new ChannelInitializer<Channel>() {
+                        @Override
+                        protected void initChannel(Channel ch) {
+                            ch.pipeline().addLast(new ChannelOutboundHandlerAdapter() {
+                                @Override
+                                public void read(ChannelHandlerContext ctx) {
+                                    if (moved.get()) {
+                                        readThreads.add(Thread.currentThread());
+                                    }
+                                    ctx.read();
+                                }
+                            }, new ReadLimiter(bucket));
+                            accepted.complete(ch);
+                        }
+                    })
+                    .bind(InetAddress.getLoopbackAddress(), 0).sync().channel();
+            try (Socket peer = new Socket(InetAddress.getLoopbackAddress(),
+                    ((InetSocketAddress) listener.localAddress()).getPort())) {
+                Channel channel = accepted.get(5, TimeUnit.SECONDS);
+                EventLoop from = channel.eventLoop();
+                EventLoop to = LoopMove.another(from);
+                Thread toThread = to.submit(Thread::currentThread).get(5, TimeUnit.SECONDS);
+                CompletableFuture<Throwable> arrived = new CompletableFuture<>();
+                from.execute(() -> {
+                    bucket.consume(12_000); // 200 ms of debt
+                    channel.read(); // waits in the limiter's timer, on this loop
+                    moved.set(true);
+                    LoopMove.moveTo(channel, to, arrived::complete);
+                });
+                assertThat(arrived.get(5, TimeUnit.SECONDS)).isNull();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                while (readThreads.isEmpty() && System.nanoTime() < deadline) {
+                    Thread.sleep(10);
+                }
+                Thread.sleep(300); // one more period of debt: a timer left on the old loop would have run by now
+                assertThat(readThreads).as("the read that waited reaches the socket once, on the new loop")
+                        .containsExactly(toThread);
+                assertThat(limiterThreads).as("the limiter ran on the new loop only").isNotEmpty()
+                        .allMatch(t -> t == toThread);
+                channel.close().sync();
+            } finally {
+                listener.close().sync();
+            }
+        } finally {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        }
     }
 
     @Test
