@@ -66,15 +66,15 @@ import org.slf4j.LoggerFactory;
  * A stream that {@linkplain MuxStream#turnedBulk turned bulk} here asks to move (a
  * {@link LaneFrame} request); a side that reads a request, or the peer's marker, writes its own
  * marker behind its last frame of the stream on the express lane and hands the stream, with its
- * socket ({@link StreamHandler#moveTo}), to the bulk owner: the stream's frames, both ways, then
+ * socket ({@link StreamHandler#moveTo}), to the bulk owner ({@link StreamMoves}): the stream's frames, both ways, then
  * go on the bulk lane and are handled on the bulk owner's loop, so that a download's reads, TLS
  * and writes do not delay the sparse streams left on this loop, and, in the network, its standing
  * queue (one per TCP connection in fq_codel-like routers) is not in front of their bytes. A
  * stream does not move back. Frames of a stream between owners wait in its {@link Handoff};
  * what arrives on the two lanes is put back in the sender's order ({@link LaneOrder}), and a
- * stream whose frames waited {@link #DEFAULT_LANE_MARKER_TIMEOUT_MILLIS} for a marker is reset.
- * A stream whose handler cannot move (see {@link StreamHandler#canMove}) stays here. Both lanes
- * carry pings; losing either ends the session.
+ * stream whose frames waited {@link StreamMoves#DEFAULT_MARKER_TIMEOUT_MILLIS} for a marker is
+ * reset. A stream whose handler cannot move (see {@link StreamHandler#canMove}) stays here, even
+ * when the peer moved its side. Both lanes carry pings; losing either ends the session.
  *
  * <h3>Budgets and memory pressure</h3>
  * The session's streams' receive windows sum to at most {@link MuxSettings#sessionWindow()} (plus
@@ -92,8 +92,6 @@ public final class MuxSession extends ChannelDuplexHandler {
     private static final Logger log = LoggerFactory.getLogger(MuxSession.class);
     /** A stream with this much sent within the sparse epoch and waiting moves to the bulk lane. */
     static final int BULK_BYTES = 4 * FrameScheduler.QUANTUM;
-    /** How long frames may wait for a lane marker before their stream is reset. */
-    static final long DEFAULT_LANE_MARKER_TIMEOUT_MILLIS = 30_000;
 
     private final boolean server;
     private final MuxSettings settings;
@@ -125,7 +123,8 @@ public final class MuxSession extends ChannelDuplexHandler {
     private final MuxSession expressOwner;
     /** Lane frames are accepted: this side offered the express lane, or opened it. */
     private boolean lanes;
-    long laneMarkerTimeoutMillis = DEFAULT_LANE_MARKER_TIMEOUT_MILLIS;
+    /** This owner's part in moving streams between the owners. */
+    private final StreamMoves moves;
     private final java.util.concurrent.atomic.AtomicBoolean laneClaimed = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile int peerInitialWindow = -1;
     private int nextStreamId;
@@ -157,6 +156,7 @@ public final class MuxSession extends ChannelDuplexHandler {
         this.nextStreamId = server ? 1 : 2;
         this.share = new SessionShare(settings);
         this.expressOwner = null;
+        this.moves = new StreamMoves(this, share);
     }
 
     /** A bulk owner of {@code session}'s streams (see {@link #newBulkOwner}). */
@@ -166,6 +166,7 @@ public final class MuxSession extends ChannelDuplexHandler {
         this.acceptor = null;
         this.share = session.share;
         this.expressOwner = session;
+        this.moves = new StreamMoves(this, share);
         this.lanes = true;
         this.foldOpens = false;
         this.nextStreamId = -1;
@@ -482,7 +483,7 @@ public final class MuxSession extends ChannelDuplexHandler {
      * A frame of a stream that arrived on {@code lane}: read from this owner's own connection
      * ({@code own}), or, on a bulk owner, one the express owner read for a stream that moved here.
      */
-    private void onStreamFrame(int lane, Frame frame, boolean own) {
+    void onStreamFrame(int lane, Frame frame, boolean own) {
         if (frame instanceof OpenFrame open) {
             if (expressOwner != null) {
                 throw new ProtocolException("OPEN of stream " + open.streamId() + " on the bulk lane");
@@ -496,19 +497,10 @@ public final class MuxSession extends ChannelDuplexHandler {
         }
         MuxStream stream = streams.get(frame.streamId());
         if (stream == null) {
-            Handoff handoff = own && lanes ? share.handoff(frame.streamId()) : null;
-            if (handoff == null) {
+            if (own && lanes) {
+                moves.route(lane, frame);
+            } else {
                 ReferenceCountUtil.release(frame);
-                log.trace("{} {} for closed stream {} dropped", ctx.channel(), frame.getClass().getSimpleName(),
-                        frame.streamId());
-            } else if (!handoff.offer(lane, frame)) {
-                // landed on the bulk owner: what the express lane still brings for it follows it there
-                MuxSession to = bulkOwner;
-                if (to == null) {
-                    ReferenceCountUtil.release(frame);
-                } else {
-                    to.ctx.executor().execute(() -> to.onForwarded(lane, frame));
-                }
             }
             return;
         }
@@ -516,120 +508,12 @@ public final class MuxSession extends ChannelDuplexHandler {
             carriedData = true;
             stream.onLaneFrame(lane, frame, System.nanoTime());
         } else if (frame instanceof LaneFrame marker) {
-            onLaneFrame(stream, marker);
+            moves.onLaneFrame(stream, marker);
         } else if (frame instanceof WindowUpdateFrame update) {
             stream.onWindowUpdate(update.increment());
         } else if (frame instanceof ResetFrame reset) {
             stream.onRemoteReset(reset.code());
         }
-    }
-
-    /** A lane request or marker of {@code stream}, from the express lane. */
-    private void onLaneFrame(MuxStream stream, LaneFrame frame) {
-        if (frame.request()) {
-            if (expressOwner == null && !stream.moving && canMove(stream)) {
-                beginMove(stream);
-            } // else it stays on the express lane: the peer sends nothing on the bulk lane without our marker
-            return;
-        }
-        // the peer's frames of the stream come on the bulk lane from now on
-        stream.onLaneFrame(LaneOrder.EXPRESS, frame, System.nanoTime());
-        if (expressOwner == null && !stream.moving && !stream.isClosed()) {
-            if (canMove(stream)) {
-                beginMove(stream);
-            } else {
-                stream.fail(ResetCode.PROTOCOL_ERROR, "the peer moved it to the bulk lane, and it cannot move now");
-            }
-        }
-    }
-
-    /** Whether {@code stream} may move to the bulk owner now (express owner). */
-    private boolean canMove(MuxStream stream) {
-        MuxSession to = bulkOwner;
-        return to != null && to.ctx.channel().isActive() && stream.canMove();
-    }
-
-    /**
-     * Asks to move a stream that turned bulk here, right after it sent DATA: the peer answers with
-     * its marker, and this side moves when it reads it.
-     */
-    void afterData(MuxStream stream, long nowNanos) {
-        if (bulkOwner != null && !stream.moveAsked && stream.turnedBulk(nowNanos) && canMove(stream)) {
-            stream.moveAsked = true;
-            share.publish(stream.id());
-            writeFrame(new LaneFrame(stream.id(), true));
-        }
-    }
-
-    /**
-     * Hands {@code stream} to the bulk owner: the marker goes on the express lane behind the
-     * stream's last frame there, then the stream leaves this owner, its socket moves to the bulk
-     * owner's loop, and it {@linkplain #land lands} there.
-     */
-    private void beginMove(MuxStream stream) {
-        stream.moveAsked = true;
-        stream.moving = true;
-        Handoff handoff = share.publish(stream.id());
-        writeFrame(new LaneFrame(stream.id()));
-        flushSockets(); // the stream's socket among them: it is not flushed from this loop once it left
-        streams.remove(stream.id());
-        scheduler.remove(stream);
-        if (stream.awaitingSession) {
-            stream.awaitingSession = false;
-            awaitingWritable.remove(stream);
-        }
-        share.moved();
-        if (log.isTraceEnabled()) {
-            log.trace("{} {} moves to the bulk lane", ctx.channel(), stream);
-        }
-        MuxSession to = bulkOwner;
-        stream.leave(to.eventLoop(), failure -> to.onLoop(() -> to.land(stream, handoff, failure)));
-    }
-
-    /**
-     * {@code stream} arrives from the express owner, its socket registered on this loop (or the
-     * move failed: {@code failure}): it takes what waited in its hand-off and goes on. Bulk owner.
-     */
-    private void land(MuxStream stream, Handoff handoff, Throwable failure) {
-        stream.arrive(this);
-        java.util.ArrayDeque<Handoff.Arrival> arrived = handoff.land();
-        if (stream.isClosed() || arrived == null || !ctx.channel().isActive()) {
-            if (arrived != null) {
-                arrived.forEach(a -> ReferenceCountUtil.release(a.frame()));
-            }
-            if (stream.isClosed()) {
-                stream.resetAfterMove();
-            } else if (arrived == null && handoff.overflowed()) {
-                streams.put(stream.id(), stream);
-                stream.fail(ResetCode.FLOW_CONTROL_ERROR, "the peer sent more than its credit while the stream moved");
-            } else {
-                stream.onSessionClosed();
-            }
-            remove(stream);
-            return;
-        }
-        streams.put(stream.id(), stream);
-        if (failure != null) {
-            log.debug("{} {} could not move to the bulk lane's loop: {}", ctx.channel(), stream, failure.toString());
-            stream.reset(ResetCode.CANCEL);
-            arrived.forEach(a -> ReferenceCountUtil.release(a.frame()));
-            return;
-        }
-        if (log.isDebugEnabled()) {
-            log.debug("{} {} moved to the bulk lane ({} frames waited for it)", ctx.channel(), stream, arrived.size());
-        }
-        Handoff.Arrival a;
-        while ((a = arrived.poll()) != null) {
-            onStreamFrame(a.lane(), a.frame(), false);
-        }
-        stream.landed();
-        flushSockets(); // not in a read of this lane: nothing else flushes what the frames wrote
-    }
-
-    /** A frame the express owner read for a stream that landed here; bulk owner. */
-    private void onForwarded(int lane, Frame frame) {
-        onStreamFrame(lane, frame, false);
-        flushSockets();
     }
 
     /** Runs {@code task} on this session's loop: at once when already there. */
@@ -654,23 +538,6 @@ public final class MuxSession extends ChannelDuplexHandler {
         if (bulkOwner != null && bulkOwner.channel() == lane && ctx.channel().isActive()) {
             close("bulk lane " + (bulkLaneFailure != null ? bulkLaneFailure : "closed by the peer"), false);
         }
-    }
-
-    /**
-     * {@code stream} started holding frames for a lane marker: reset it if they are still held
-     * after {@link #laneMarkerTimeoutMillis}.
-     */
-    void watchHeld(MuxStream stream) {
-        long since = stream.order.heldSinceNanos();
-        ctx.executor().schedule(() -> {
-            boolean stillHere = stream.session() == this && (expressOwner != null || !stream.moving);
-            if (stillHere && !stream.isClosed() && stream.order.holding() && stream.order.heldSinceNanos() == since) {
-                int waitingOn = stream.order.lane();
-                stream.fail(ResetCode.PROTOCOL_ERROR, stream.order.heldBytes() + " bytes waited "
-                        + laneMarkerTimeoutMillis + " ms on the " + LaneOrder.name(waitingOn ^ 1)
-                        + " lane for the peer's lane marker on the " + LaneOrder.name(waitingOn) + " lane");
-            }
-        }, laneMarkerTimeoutMillis, TimeUnit.MILLISECONDS);
     }
 
     private void onControl(ControlFrame control) {
@@ -932,6 +799,39 @@ public final class MuxSession extends ChannelDuplexHandler {
         }
     }
 
+    StreamMoves moves() {
+        return moves;
+    }
+
+    /** On the express owner, the bulk owner once its lane is attached; else null. */
+    MuxSession bulkOwner() {
+        return bulkOwner;
+    }
+
+    /** On a bulk owner, the session's express owner; null on the express owner. */
+    MuxSession expressOwner() {
+        return expressOwner;
+    }
+
+    /** {@code stream} is held here (it landed, or is reset here). */
+    void adopt(MuxStream stream) {
+        streams.put(stream.id(), stream);
+    }
+
+    /** {@code stream} leaves this owner for the other: nothing here schedules or wakes it any more. */
+    void detach(MuxStream stream) {
+        streams.remove(stream.id());
+        scheduler.remove(stream);
+        if (stream.awaitingSession) {
+            stream.awaitingSession = false;
+            awaitingWritable.remove(stream);
+        }
+    }
+
+    void watchHeld(MuxStream stream) {
+        moves.watchHeld(stream);
+    }
+
     void awaitWritable(MuxStream stream) {
         if (!stream.awaitingSession) {
             stream.awaitingSession = true;
@@ -971,7 +871,7 @@ public final class MuxSession extends ChannelDuplexHandler {
         carriedData = true;
         long now = System.nanoTime();
         if (!stream.scheduled) {
-            afterData(stream, now);
+            moves.afterData(stream, now);
         }
         scheduler.ready(stream, now);
     }
@@ -988,7 +888,7 @@ public final class MuxSession extends ChannelDuplexHandler {
         express.flush();
     }
 
-    private void flushSockets() {
+    void flushSockets() {
         for (int i = 0; i < socketsToFlush.size(); i++) {
             socketsToFlush.get(i).flush();
         }

@@ -385,7 +385,7 @@ public final class MuxStream {
         }
         sentInEpoch += bytes;
         if (!fin) {
-            session.afterData(this, nowNanos);
+            session.moves().afterData(this, nowNanos);
         }
         return bytes;
     }

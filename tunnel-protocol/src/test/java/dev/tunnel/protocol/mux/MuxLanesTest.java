@@ -284,7 +284,7 @@ class MuxLanesTest {
     void framesWaitingForAMarkerThatNeverComesResetTheirStream() {
         int id = askedToMove(false);
         RecordingHandler receiver = accepted.get(0);
-        pair.clientBulkOwner.laneMarkerTimeoutMillis = 100;
+        pair.clientBulkOwner.moves().markerTimeoutMillis = 100;
         pair.clientBulk.freezeTime();
         pair.clientBulk.writeInbound(encode(data(id, "stranded")));
         pair.clientBulk.advanceTimeBy(99, TimeUnit.MILLISECONDS);
@@ -318,6 +318,56 @@ class MuxLanesTest {
         assertThat(pair.clientBulkFrames).doesNotContain("DataFrame");
         assertThat(pair.server.laneMoves()).isZero();
         assertThat(pair.client.laneMoves()).isZero();
+    }
+
+    @Test
+    void aStreamThatAskedAndCannotMoveWhenTheMarkerComesStaysAndReadsThePeersBulkLane() {
+        for (int seed = 0; seed < 6; seed++) {
+            accepted.clear();
+            lanes(MuxSettings.defaults());
+            RecordingHandler download = pair.openFromServer().autoConsume();
+            pair.shuttle();
+            byte[] down = random(600_000, seed);
+            download.stream.write(Unpooled.wrappedBuffer(down)); // turned bulk: the server asks to move
+            download.movable = false; // and cannot by the time the client's marker comes
+            pair.shuttle(new Random(seed));
+            RecordingHandler upload = accepted.get(0);
+            assertThat(upload.stream.session()).as("the client's side moved").isSameAs(pair.clientBulkOwner);
+            assertThat(download.stream.session()).as("the server's side stayed").isSameAs(pair.server);
+            byte[] up = random(400_000, seed + 100);
+            upload.stream.write(Unpooled.wrappedBuffer(up));
+            upload.stream.shutdownOutput();
+            download.stream.shutdownOutput();
+            pair.shuttle(new Random(seed + 100));
+            assertSame("down, on the express lane", upload.received(), down);
+            assertSame("up, on the bulk lane", download.received(), up);
+            assertThat(download.resets).isEmpty();
+            assertThat(upload.resets).isEmpty();
+            assertThat(download.fins).isEqualTo(1);
+            assertThat(upload.fins).isEqualTo(1);
+            assertThat(pair.serverBulkFrames).contains("DataFrame");
+            assertThat(pair.clientBulkFrames).doesNotContain("DataFrame");
+            assertThat(pair.server.streamCount()).isZero();
+            assertThat(pair.client.streamCount()).isZero();
+            assertThat(pair.server.committedWindow()).isZero();
+            pair.close();
+            pair = null;
+        }
+    }
+
+    @Test
+    void aMarkerForAStreamThatNeverAskedAndCannotMoveResetsIt() {
+        lanes(FIXED);
+        pair.clientAcceptor = (stream, proxyId, source) -> {
+            RecordingHandler handler = new RecordingHandler(stream, proxyId, source);
+            handler.movable = false;
+            accepted.add(handler);
+        };
+        sender = pair.openFromServer();
+        pair.shuttle();
+        pair.clientChannel.writeInbound(encode(new LaneFrame(sender.stream.id())));
+        assertThat(accepted.get(0).resets).containsExactly(ResetCode.PROTOCOL_ERROR);
+        assertThat(pair.clientChannel.isActive()).as("the session goes on").isTrue();
     }
 
     @Test
