@@ -134,6 +134,30 @@ class ExpressLaneTest {
         assertThat(logged(MOVED)).as("streams moved, on both sides").isGreaterThanOrEqualTo(4);
     }
 
+    @Test
+    @Timeout(120)
+    void aClientWithOneEventLoopMovesItsTransfersOntoItsBulkLaneOnThatLoop() throws Exception {
+        EchoServer echo = tunnel.echoServer();
+        ServerConfig config = TunnelExtension.serverConfig();
+        config.transport.eventLoopThreads = 2;
+        TunnelServer server = tunnel.startServer(config);
+        logMoves();
+        int port = tunnel.builder().existingServer(server).client(c -> c.transport.eventLoopThreads = 1)
+                .proxy("echo", echo.port()).start().port("echo");
+        await("the bulk lane joined").atMost(TunnelExtension.LOGIN_TIMEOUT).until(() -> logged(JOINED) == 1);
+
+        CompletableFuture<Void> transfer = CompletableFuture.runAsync(() -> echoBulk(port, 16 << 20, 31));
+        exchange(port, 200);
+        transfer.get(90, TimeUnit.SECONDS);
+        assertThat(logged("session closed")).as("no session ended").isZero();
+        List<String> moves = lines(MOVED);
+        assertThat(moves).as("the transfer moved on both sides").hasSize(2);
+        assertThat(moves.stream().map(ExpressLaneTest::threadOf))
+                .as("the client's side landed on its one loop, the server's on a bulk loop")
+                .anyMatch(t -> t.equals(clientSessionThread()))
+                .anyMatch(t -> t.startsWith("tunnel-bulk"));
+    }
+
     /** Lines logged that contain {@code text}. */
     private static List<String> lines(String text) {
         return CapturedLogs.snapshot().stream().filter(l -> l.contains(text)).toList();

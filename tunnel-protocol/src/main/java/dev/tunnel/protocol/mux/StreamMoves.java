@@ -35,7 +35,8 @@ import org.slf4j.LoggerFactory;
  * goes through the stream's {@link Handoff} or a task on the other loop.
  */
 final class StreamMoves {
-    private static final Logger log = LoggerFactory.getLogger(StreamMoves.class);
+    /** The session's logger: a move is part of the session's story, and configured with it. */
+    private static final Logger log = LoggerFactory.getLogger(MuxSession.class);
 
     /** How long frames may wait for a lane marker before their stream is reset, by default. */
     static final long DEFAULT_MARKER_TIMEOUT_MILLIS = 30_000;
