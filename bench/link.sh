@@ -77,6 +77,21 @@ tunnel() {
   wait_port $last 60 || { echo "$name: client did not come up" >&2; cat "$WORK/$name-client.log" >&2; exit 1; }
 }
 
+# iperf_bg OUTFILE ARGS...: iperf3 ARGS in the background, its pid in $bulk. The columns share one
+# iperf3 server, which may still be finishing the previous column's test: it answers "the server is
+# busy" and the client exits at once, so that start is made again (up to 10 times, a second apart).
+iperf_bg() {
+  local out=$1; shift
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    iperf3 "$@" > "$out" 2>&1 & bulk=$!
+    sleep 0.5
+    if kill -0 $bulk 2>/dev/null || ! grep -q busy "$out"; then return 0; fi
+    wait $bulk || true
+    log "iperf3 server busy, starting again"
+    sleep 1
+  done
+}
+
 # wrk's latency in ms from a line like "50%  83.12ms"
 wrk_pct() { awk -v p="$1%" '$1 == p { v = $2; if (v ~ /us$/) { sub(/us$/, "", v); v /= 1000 } else if (v ~ /ms$/) sub(/ms$/, "", v); else if (v ~ /s$/) { sub(/s$/, "", v); v *= 1000 }; printf "%.2f", v + 0 }'; }
 wrk_run() { # wrk_run PORT SECONDS OUTFILE
@@ -154,9 +169,9 @@ for r in $(seq 1 "$ROUNDS"); do
   if [[ " $TESTS " == *" link "* ]]; then
     for col in "${LINK_COLS[@]}"; do
       wrk_run "${WEB[$col]}" 8 "$WORK/idle.txt"
-      iperf3 -c 127.0.0.1 -p "${IPP[$col]}" -R -t 16 -f m > "$WORK/dl.txt" 2>&1 &
-      dl=$!
-      sleep 4
+      iperf_bg "$WORK/dl.txt" -c 127.0.0.1 -p "${IPP[$col]}" -R -t 16 -f m
+      dl=$bulk
+      sleep 3.5
       wrk_run "${WEB[$col]}" 10 "$WORK/busy.txt"
       wait $dl || true
       i50=$(wrk_pct 50 < "$WORK/idle.txt"); i99=$(wrk_pct 99 < "$WORK/idle.txt")
@@ -170,9 +185,8 @@ for r in $(seq 1 "$ROUNDS"); do
       name=${v%%=*}
       for kind in same separate; do
         col=$name-$kind
-        iperf3 -c 127.0.0.1 -p "${IPP[$col]}" -P4 -t 12 -f m > "$WORK/bulk.txt" 2>&1 &
-        bulk=$!
-        sleep 2
+        iperf_bg "$WORK/bulk.txt" -c 127.0.0.1 -p "${IPP[$col]}" -P4 -t 12 -f m
+        sleep 1.5
         wrk_run "${WEB[$col]}" 8 "$WORK/loop.txt"
         wait $bulk || true
         rps=$(awk '/Requests\/sec/ {printf "%.0f", $2}' "$WORK/loop.txt"); p50=$(wrk_pct 50 < "$WORK/loop.txt")
@@ -184,7 +198,8 @@ for r in $(seq 1 "$ROUNDS"); do
   if [[ " $TESTS " == *" fat "* ]]; then
     for v in $VARIANTS; do
       name=${v%%=*}
-      iperf3 -c 127.0.0.1 -p "${IPP[$name-fat]}" -R -t 10 -f m > "$WORK/fat.txt" 2>&1 || true
+      iperf_bg "$WORK/fat.txt" -c 127.0.0.1 -p "${IPP[$name-fat]}" -R -t 10 -f m
+      wait $bulk || true
       echo "$r fat $name-fat $(iperf_rx "$WORK/fat.txt")" >> "$RES"
       log "round $r fat $name: $(iperf_rx "$WORK/fat.txt") Mbit/s"
     done

@@ -98,13 +98,7 @@ class ExpressLaneTest {
     @Test
     @Timeout(120)
     void streamsThatMoveCloseAndResetAroundATransferAndAnExchangeLeaveTheSessionWhole() throws Exception {
-        EchoServer echo = tunnel.echoServer();
-        ServerConfig config = TunnelExtension.serverConfig();
-        config.transport.eventLoopThreads = 2;
-        TunnelServer server = tunnel.startServer(config);
-        logMoves();
-        int port = tunnel.builder().existingServer(server).proxy("echo", echo.port()).start().port("echo");
-        await("the bulk lane joined").atMost(TunnelExtension.LOGIN_TIMEOUT).until(() -> logged(JOINED) == 1);
+        int port = echoThroughJoinedLanes(client -> { });
 
         CompletableFuture<Void> transfer = CompletableFuture.runAsync(() -> echoBulk(port, 16 << 20, 21));
         CompletableFuture<Void> chat = CompletableFuture.runAsync(() -> {
@@ -137,14 +131,7 @@ class ExpressLaneTest {
     @Test
     @Timeout(120)
     void aClientWithOneEventLoopMovesItsTransfersOntoItsBulkLaneOnThatLoop() throws Exception {
-        EchoServer echo = tunnel.echoServer();
-        ServerConfig config = TunnelExtension.serverConfig();
-        config.transport.eventLoopThreads = 2;
-        TunnelServer server = tunnel.startServer(config);
-        logMoves();
-        int port = tunnel.builder().existingServer(server).client(c -> c.transport.eventLoopThreads = 1)
-                .proxy("echo", echo.port()).start().port("echo");
-        await("the bulk lane joined").atMost(TunnelExtension.LOGIN_TIMEOUT).until(() -> logged(JOINED) == 1);
+        int port = echoThroughJoinedLanes(client -> client.transport.eventLoopThreads = 1);
 
         CompletableFuture<Void> transfer = CompletableFuture.runAsync(() -> echoBulk(port, 16 << 20, 31));
         exchange(port, 200);
@@ -156,6 +143,22 @@ class ExpressLaneTest {
                 .as("the client's side landed on its one loop, the server's on a bulk loop")
                 .anyMatch(t -> t.equals(clientSessionThread()))
                 .anyMatch(t -> t.startsWith("tunnel-bulk"));
+    }
+
+    /**
+     * A server on two loops with moves logged, a client set up by {@code client} with an echo
+     * proxy, its bulk lane joined: the proxy's public port.
+     */
+    private int echoThroughJoinedLanes(java.util.function.Consumer<dev.tunnel.client.config.ClientConfig> client)
+            throws Exception {
+        EchoServer echo = tunnel.echoServer();
+        ServerConfig config = TunnelExtension.serverConfig();
+        config.transport.eventLoopThreads = 2;
+        TunnelServer server = tunnel.startServer(config);
+        logMoves();
+        int port = tunnel.builder().existingServer(server).client(client).proxy("echo", echo.port()).start().port("echo");
+        await("the bulk lane joined").atMost(TunnelExtension.LOGIN_TIMEOUT).until(() -> logged(JOINED) == 1);
+        return port;
     }
 
     /** Lines logged that contain {@code text}. */
