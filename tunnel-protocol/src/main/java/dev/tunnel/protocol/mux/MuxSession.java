@@ -74,7 +74,9 @@ import org.slf4j.LoggerFactory;
  * what arrives on the two lanes is put back in the sender's order ({@link LaneOrder}), and a
  * stream whose frames waited {@link StreamMoves#DEFAULT_MARKER_TIMEOUT_MILLIS} for a marker is
  * reset. A stream whose handler cannot move (see {@link StreamHandler#canMove}) stays here, even
- * when the peer moved its side. Both lanes carry pings; losing either ends the session.
+ * when the peer moved its side. Both lanes carry pings; losing either ends the session (a bulk
+ * lane the peer closed cleanly, once the express lane closed too, or a few seconds later: see
+ * {@link #bulkLaneClosed}).
  *
  * <h3>Budgets and memory pressure</h3>
  * The session's streams' receive windows sum to at most {@link MuxSettings#sessionWindow()} (plus
@@ -92,6 +94,9 @@ public final class MuxSession extends ChannelDuplexHandler {
     private static final Logger log = LoggerFactory.getLogger(MuxSession.class);
     /** A stream with this much sent within the sparse epoch and waiting moves to the bulk lane. */
     static final int BULK_BYTES = 4 * FrameScheduler.QUANTUM;
+
+    /** How long a session outlives a bulk lane the peer closed cleanly, waiting for its express lane to close. */
+    static final long BULK_CLOSE_GRACE_MILLIS = 5_000;
 
     private final boolean server;
     private final MuxSettings settings;
@@ -534,10 +539,31 @@ public final class MuxSession extends ChannelDuplexHandler {
         });
     }
 
+    /**
+     * The bulk lane is gone. After a failure the session ends at once. A lane the peer closed
+     * cleanly is the first half of the peer leaving: its express lane closes right behind it,
+     * and its last frames there (a stream's final bytes, its FIN) may still be on the way, read
+     * after the bulk lane's FIN since the two connections are read apart. The session then goes
+     * on with its express lane alone (no stream moves any more; those on the bulk lane were
+     * reset with it) and ends when the express lane closes, or after
+     * {@link #BULK_CLOSE_GRACE_MILLIS} if it does not.
+     */
     private void bulkLaneClosed(Channel lane) {
-        if (bulkOwner != null && bulkOwner.channel() == lane && ctx.channel().isActive()) {
-            close("bulk lane " + (bulkLaneFailure != null ? bulkLaneFailure : "closed by the peer"), false);
+        if (bulkOwner == null || bulkOwner.channel() != lane || !ctx.channel().isActive()) {
+            return;
         }
+        if (bulkLaneFailure != null) {
+            close("bulk lane " + bulkLaneFailure, false);
+            return;
+        }
+        log.debug("{} bulk lane closed by the peer: the session ends with its express lane, within {} ms",
+                ctx.channel(), BULK_CLOSE_GRACE_MILLIS);
+        ctx.executor().schedule(() -> {
+            if (ctx.channel().isActive()) {
+                close("bulk lane closed by the peer, and the express lane still open " + BULK_CLOSE_GRACE_MILLIS
+                        + " ms later", false);
+            }
+        }, BULK_CLOSE_GRACE_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     private void onControl(ControlFrame control) {

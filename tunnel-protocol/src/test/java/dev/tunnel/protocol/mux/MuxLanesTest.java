@@ -245,7 +245,7 @@ class MuxLanesTest {
     @Test
     void losingTheBulkLaneMidMoveEndsTheSessionAndTheMovingStream() {
         RecordingHandler download = downloadWhosePeerIsInTransit(9);
-        pair.clientBulk.close();
+        breakLane(pair.clientBulk);
         pair.clientChannel.runPendingTasks();
         assertThat(pair.clientChannel.isActive()).isFalse();
         accepted.get(0).land(null);
@@ -371,19 +371,58 @@ class MuxLanesTest {
     }
 
     @Test
-    void losingTheBulkLaneEndsTheSessionOnBothSides() {
+    void aBulkLaneThatFailsEndsTheSessionAtOnce() {
         lanes(MuxSettings.defaults());
         RecordingHandler stream = pair.openFromServer();
         pair.shuttle();
-        pair.clientBulk.close();
+        breakLane(pair.clientBulk);
         pair.clientChannel.runPendingTasks();
         assertThat(pair.clientChannel.isActive()).isFalse();
         assertThat(accepted.get(0).resets).containsExactly(ResetCode.SESSION_CLOSED);
-        // the server's lane is the peer of the one that closed: its end closes too
-        pair.serverBulk.close();
+        breakLane(pair.serverBulk);
         pair.serverChannel.runPendingTasks();
         assertThat(pair.serverChannel.isActive()).isFalse();
         assertThat(stream.resets).containsExactly(ResetCode.SESSION_CLOSED);
+    }
+
+    @Test
+    void aBulkLaneThePeerClosedLetsTheExpressLaneDeliverItsLastFramesBeforeTheSessionEnds() {
+        lanes(MuxSettings.defaults());
+        RecordingHandler stream = pair.openFromServer().autoConsume();
+        pair.shuttle();
+        RecordingHandler leaving = accepted.get(0);
+        // the client leaves: its bulk lane's FIN is read first, its express lane's last frames after it
+        pair.serverBulk.close();
+        pair.serverChannel.runPendingTasks();
+        assertThat(pair.serverChannel.isActive()).as("the session waits for its express lane").isTrue();
+        leaving.stream.write(Unpooled.copiedBuffer("last words", StandardCharsets.US_ASCII));
+        leaving.stream.shutdownOutput();
+        pair.shuttle();
+        assertThat(new String(stream.received(), StandardCharsets.US_ASCII)).isEqualTo("last words");
+        assertThat(stream.fins).isEqualTo(1);
+        assertThat(stream.resets).isEmpty();
+    }
+
+    @Test
+    void aSessionWhoseExpressLaneOutlivesTheBulkLaneThePeerClosedEndsAfterTheGrace() {
+        lanes(MuxSettings.defaults());
+        RecordingHandler stream = pair.openFromServer();
+        pair.shuttle();
+        pair.serverChannel.freezeTime();
+        pair.serverBulk.close();
+        pair.serverChannel.runPendingTasks();
+        pair.serverChannel.advanceTimeBy(MuxSession.BULK_CLOSE_GRACE_MILLIS - 1, TimeUnit.MILLISECONDS);
+        pair.serverChannel.runScheduledPendingTasks();
+        assertThat(pair.serverChannel.isActive()).isTrue();
+        pair.serverChannel.advanceTimeBy(2, TimeUnit.MILLISECONDS);
+        pair.serverChannel.runScheduledPendingTasks();
+        assertThat(pair.serverChannel.isActive()).isFalse();
+        assertThat(stream.resets).containsExactly(ResetCode.SESSION_CLOSED);
+    }
+
+    /** The lane's connection fails (a reset, as the kernel reports it). */
+    private static void breakLane(io.netty.channel.embedded.EmbeddedChannel lane) {
+        lane.pipeline().fireExceptionCaught(new java.io.IOException("Connection reset by peer"));
     }
 
     @Test
