@@ -430,8 +430,10 @@ public final class MuxSession extends ChannelDuplexHandler {
     }
 
     /**
-     * Moving average of how long a stream with bytes to send waited for its turn on the
-     * connection (nanoseconds; 0 before any wait). Read from any thread (a dashboard).
+     * Moving average of how long a stream with bytes to send waited for its turn on this
+     * owner's connection (nanoseconds; 0 before any wait). On a session's express owner that is
+     * the wait of the streams that did not move, the interactive ones: what a user of the tunnel
+     * feels. Read from any thread (a dashboard).
      */
     public long queueDelayNanos() {
         return queueDelayNanos;

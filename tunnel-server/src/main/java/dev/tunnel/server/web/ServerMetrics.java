@@ -109,7 +109,7 @@ final class ServerMetrics {
         CounterSnapshot.Builder stalls = CounterSnapshot.builder().name("tunnel_server_session_window_stalls")
                 .help("Times a stream of the session had bytes to send to the client but no credit from it");
         GaugeSnapshot.Builder queueDelay = GaugeSnapshot.builder().name("tunnel_server_session_queue_delay_seconds")
-                .help("Moving average of how long a stream with bytes waited for its turn on the session");
+                .help("Moving average of how long a stream with bytes waited for its turn on the session's express connection");
         for (ServerStats.ClientView c : clients) {
             if (!c.online()) {
                 continue;
