@@ -87,8 +87,14 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     private boolean dispatching;
     /** The forwarding lines of this connection's visitor; made with the first routed request. */
     private ForwardingLines forwardingLines;
-    /** The request in flight while it may be sent again ({@link #retryable}), its bytes a copy; else null. */
+    /**
+     * The request in flight while it may be sent again ({@link #retryable}), else null; its
+     * spliced bytes, if any, held by a reference of their own: {@link #retryLength} of them at
+     * {@link #retryFrom} (sending moves the buffer's indices, never those bytes).
+     */
     private Outgoing retry;
+    private int retryFrom;
+    private int retryLength;
     /** The bytes of the head that the decoder hands on next ({@link RequestDecoder}); owned until then. */
     private RequestDecoder.HeadBytes headBytes;
 
@@ -260,7 +266,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         }
         boolean reusable = Exchange.reusableAfter(request);
         dispatch(new Outgoing(spliced == null ? request : null, spliced, HttpMethod.HEAD.equals(request.method()),
-                reusable, retryable(request)), decision.route());
+                reusable, retryable(request), false), decision.route());
     }
 
     /**
@@ -271,27 +277,27 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     private void onPlainHead(PlainRequest head) {
         try {
             timer.cancel();
-            RequestRouting.Decision decision = RequestRouting.decide(vhost, head.target(), head.authorization(),
-                    ctx.channel());
+            RequestRouting.Decision decision = RequestRouting.decide(vhost, head.routingHost(), head.path(),
+                    head.authorization(), ctx.channel());
             exchange.request(true); // HTTP/1.1 without Connection: close
             if (decision.answer() != null && decision.close()) {
                 answerAndClose(decision.answer());
                 return;
             }
             if (decision.answer() != null) {
-                answer(decision.answer(), false);
+                answerWhole(decision.answer());
                 return;
             }
             boolean headRequest = HttpMethod.HEAD.equals(head.method());
             boolean retryable = retryable(head.method());
             ByteBuf spliced = RequestSplice.plain(head, decision.route().target(), forwardingLines());
             if (spliced != null) {
-                dispatch(new Outgoing(null, spliced, headRequest, true, retryable), decision.route());
+                dispatch(new Outgoing(null, spliced, headRequest, true, retryable, true), decision.route());
                 return;
             }
             HttpRequest request = head.toHttpRequest();
             forwarded(request, decision.route());
-            dispatch(new Outgoing(request, null, headRequest, true, retryable), decision.route());
+            dispatch(new Outgoing(request, null, headRequest, true, retryable, true), decision.route());
         } finally {
             head.release();
         }
@@ -317,14 +323,19 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     private void dispatch(Outgoing head, Entry<HttpRoute> found) {
         phase = Phase.OPENING;
         dispatching = true;
-        upstreams.forRoute(found, false, ok -> opened(head, found, ok, false));
+        if (upstreams.ready(found)) {
+            opened(head, found, true, false); // the common case, without a callback to make
+        } else {
+            upstreams.forRoute(found, false, ok -> opened(head, found, ok, false));
+        }
         dispatching = false;
     }
 
     /**
      * @param head  what to send (ownership passes)
      * @param again the request is sent a second time, on a new connection ({@link #retry}): its
-     *              body (none) was forwarded already, so its end is sent here
+     *              body (none) was forwarded already, so its end is sent here, as for a head
+     *              that is the whole request ({@link Outgoing#whole})
      */
     private void opened(Outgoing head, Entry<HttpRoute> found, boolean ok, boolean again) {
         if (phase != Phase.OPENING || !ctx.channel().isActive()) {
@@ -340,9 +351,14 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         exchange.dispatched(head.reusable(), head.headRequest());
         phase = Phase.BODY;
         Upstream up = upstreams.current();
-        retry = !again && up.reused() && head.retryable() ? head.copy() : null;
+        retry = !again && up.reused() && head.retryable() ? head : null;
+        if (retry != null && head.spliced() != null) {
+            retryFrom = head.spliced().readerIndex();
+            retryLength = head.spliced().readableBytes();
+            head.spliced().retain();
+        }
         up.sendHead(head.encode(), head.spliced(), head.headRequest());
-        if (again) {
+        if (again || head.whole()) {
             onBody(LastHttpContent.EMPTY_LAST_CONTENT);
         }
         if (!dispatching) { // it waited: nothing was read meanwhile
@@ -487,8 +503,8 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
 
     /** Sends the request in flight again on a new connection: the reused one failed before answering. */
     private void sendAgain() {
-        Outgoing again = retry;
-        retry = null;
+        Outgoing again = retry.again(retryFrom, retryLength);
+        dropRetry();
         vhost.counters().retried.incrementAndGet();
         log.debug("{} {} closed before answering; sending the request again on a new connection", ctx.channel(),
                 HttpRoute.describe(route));
@@ -551,6 +567,17 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         replies.send(response);
     }
 
+    /** Answers a plain head (keep-alive, no body, nothing follows it) itself: the next head is awaited at once. */
+    private void answerWhole(FullHttpResponse response) {
+        if (inputClosed) {
+            answerAndClose(response);
+            return;
+        }
+        phase = Phase.HEAD;
+        awaitHead();
+        replies.send(response);
+    }
+
     private void answerAndClose(FullHttpResponse response) {
         closing();
         replies.sendAndClose(response);
@@ -597,13 +624,19 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
      * @param reusable    the connection to the app stays reusable after it ({@link Exchange#reusableAfter})
      * @param headRequest a HEAD request: its answer has no body
      * @param retryable   it may be sent again on a new connection ({@link #retryable})
+     * @param whole       the head is the whole request ({@link PlainRequest}): no body part, not
+     *                    even an empty last one, follows it
      */
     private record Outgoing(HttpRequest encode, ByteBuf spliced, boolean headRequest, boolean reusable,
-                            boolean retryable) {
-        /** The same head to send once more: the bytes a second reference to the same memory, the request itself. */
-        Outgoing copy() {
-            return new Outgoing(encode, spliced == null ? null : spliced.retainedDuplicate(), headRequest, reusable,
-                    retryable);
+                            boolean retryable, boolean whole) {
+        /**
+         * The same head to send once more: the {@code length} bytes at {@code from} (where they
+         * lay when first sent) as a new view of their own, or the request itself; this head's
+         * reference is not taken.
+         */
+        Outgoing again(int from, int length) {
+            return new Outgoing(encode, spliced == null ? null : spliced.retainedSlice(from, length), headRequest,
+                    reusable, retryable, whole);
         }
 
         void release() {

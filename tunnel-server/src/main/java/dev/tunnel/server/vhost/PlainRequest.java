@@ -8,25 +8,30 @@ import io.netty.handler.codec.http.HttpRequest;
 /**
  * A request head read by {@link PlainRequestHead}: its bytes up to the CRLF of its last header
  * line (the empty line left off, so that forwarding lines can follow), and what routing needs of
- * it. It has no body: the decoder's empty last part follows it. Reference-counted (its bytes).
+ * it. It is the whole request: no body, and no part follows it. Reference-counted (its bytes).
  *
  * @see RequestSplice#plain
  */
 final class PlainRequest extends DefaultByteBufHolder {
     private final HttpMethod method;
     private final String host;
-    private final RequestTarget target;
+    private final String routingHost;
+    private final String path;
     private final String authorization;
 
     /**
      * @param host          the Host header's value
+     * @param routingHost   the name it is routed by ({@link HostNames#fromHostHeader})
+     * @param path          the request path, without a query
      * @param authorization the Authorization header's value, or null
      */
-    PlainRequest(ByteBuf head, HttpMethod method, String host, RequestTarget target, String authorization) {
+    PlainRequest(ByteBuf head, HttpMethod method, String host, String routingHost, String path,
+                 String authorization) {
         super(head);
         this.method = method;
         this.host = host;
-        this.target = target;
+        this.routingHost = routingHost;
+        this.path = path;
         this.authorization = authorization;
     }
 
@@ -38,8 +43,12 @@ final class PlainRequest extends DefaultByteBufHolder {
         return host;
     }
 
-    RequestTarget target() {
-        return target;
+    String routingHost() {
+        return routingHost;
+    }
+
+    String path() {
+        return path;
     }
 
     String authorization() {

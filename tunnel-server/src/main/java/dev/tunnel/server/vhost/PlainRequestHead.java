@@ -85,7 +85,7 @@ final class PlainRequestHead {
         String path = new String(scratch, method.name().length() + 1, pathEnd - method.name().length() - 1,
                 StandardCharsets.ISO_8859_1);
         String host = host();
-        return new PlainRequest(bytes, method, host, new RequestTarget(lastRoutingHost, path), authorization);
+        return new PlainRequest(bytes, method, host, lastRoutingHost, path, authorization);
     }
 
     /** The Host value, the previous head's string when the bytes are the same. */

@@ -19,8 +19,9 @@ import java.util.List;
  * the decoder failed, does not, and is re-encoded.
  *
  * <p>A plain head ({@link PlainRequestHead}: origin-form, HTTP/1.1, one Host, no body) at the
- * start of a read is not decoded at all: it becomes a {@link PlainRequest}, followed by the empty
- * last part the decoder would have emitted, and the decoder never sees its bytes. A head the
+ * start of a read is not decoded at all: it becomes a {@link PlainRequest}, which is the whole
+ * request (no part follows it, not even the empty last one the decoder would have emitted), and
+ * the decoder never sees its bytes. A head the
  * decoder has begun (one that arrived incomplete, or was not plain) is the decoder's to the end of
  * its message; once the decoder has failed a head, no scan is tried again.
  *
@@ -58,7 +59,6 @@ final class RequestDecoder extends HttpRequestDecoder {
         int from = buffer.readerIndex();
         if (atHead && decoderAtRest && plain != null && plain.scan(buffer, from)) {
             out.add(plain.request(ctx.alloc()));
-            out.add(LastHttpContent.EMPTY_LAST_CONTENT);
             buffer.skipBytes(plain.length);
             return;
         }

@@ -72,28 +72,28 @@ final class RequestRouting {
             return new Decision(null, ErrorPages.badRequest(ch.alloc(), HttpResponseStatus.BAD_REQUEST,
                     "The request's framing is ambiguous: " + framing + "."), true);
         }
-        return decide(vhost, RequestTarget.of(request), request.headers().get(HttpHeaderNames.AUTHORIZATION), ch);
+        RequestTarget target = RequestTarget.of(request);
+        return decide(vhost, target.host(), target.path(), request.headers().get(HttpHeaderNames.AUTHORIZATION), ch);
     }
 
     /**
-     * The route for a request to {@code target}, or the answer for one with no host, an unknown
-     * one, or missing or wrong credentials.
+     * The route for a request to {@code host} and {@code path} ({@link RequestTarget}), or the
+     * answer for one with no host, an unknown one, or missing or wrong credentials.
      *
+     * @param host          the routing name, or null when the request names none
      * @param authorization the request's Authorization header, or null
      */
-    static Decision decide(VhostSettings vhost, RequestTarget target, String authorization, Channel ch) {
-        if (target.host() == null) {
+    static Decision decide(VhostSettings vhost, String host, String path, String authorization, Channel ch) {
+        if (host == null) {
             vhost.counters().badRequests.incrementAndGet();
             log.debug("{} bad request (400): no Host", ch);
             return new Decision(null, ErrorPages.badRequest(ch.alloc(), HttpResponseStatus.BAD_REQUEST,
                     "The request has no Host header, so it cannot be routed."), true);
         }
-        Entry<HttpRoute> found = vhost.httpRoutes().find(target.host(), target.path(),
-                BasicCredentials.userOf(authorization));
+        Entry<HttpRoute> found = vhost.httpRoutes().find(host, path, BasicCredentials.userOf(authorization));
         if (found == null) {
             vhost.counters().notFound.incrementAndGet();
-            NOT_FOUND_LOG.warn("{} 404 for host [{}] path [{}]: no http proxy serves it", ch, target.host(),
-                    target.path());
+            NOT_FOUND_LOG.warn("{} 404 for host [{}] path [{}]: no http proxy serves it", ch, host, path);
             return new Decision(null, vhost.pages().notFound(ch.alloc()), false);
         }
         HttpRoute r = found.target();

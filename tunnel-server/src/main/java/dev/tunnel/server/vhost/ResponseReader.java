@@ -18,8 +18,9 @@ import java.util.Map;
  * Frames the responses a local app sends on one stream and passes them on as the bytes they
  * arrived in. Netty's {@link HttpResponseDecoder} is the parser: it is called directly, one step
  * at a time, and the bytes each step consumed are attributed to what it produced. The decoded
- * objects only tell where a response starts and ends; what goes to the visitor is slices of the
- * stream's own buffers, so a head is neither re-encoded nor a body copied or re-chunked.
+ * objects only tell where a response starts and ends; what goes to the visitor is the stream's
+ * own buffers (one that holds exactly one response passes whole) or slices of them, so a head is
+ * neither re-encoded nor a body copied or re-chunked.
  *
  * <p>A plain head ({@link PlainResponseHead}: HTTP/1.1, one {@code Content-Length}, strict lines)
  * is framed by a scan of its bytes, and its body counted off, without the decoder; any other goes
@@ -67,6 +68,12 @@ final class ResponseReader {
     private long plainBody;
     private boolean raw;
     private boolean failed;
+    /** The last plain head's summary, given again while heads say the same. */
+    private ResponseHead lastPlain;
+    /** Where the buffer {@link #read} was given starts, when it holds no carried bytes; else -1. */
+    private int rawStart;
+    /** {@link #read}'s buffer itself went into its output (with read()'s reference), its reader index to be put back. */
+    private boolean passedWhole;
 
     /**
      * @param ctx        the public connection's context, for buffers and the decoder's calls
@@ -111,6 +118,7 @@ final class ResponseReader {
         }
         ByteBuf in = data;
         int rawFrom = 0;
+        passedWhole = false;
         if (carry != null) { // flat: a carry never holds a slice of an earlier composite
             CompositeByteBuf joined = ctx.alloc().compositeBuffer();
             joined.addFlattenedComponents(true, carry);
@@ -121,6 +129,7 @@ final class ResponseReader {
         } else {
             rawFrom = in.readerIndex();
         }
+        rawStart = in == data ? rawFrom : -1;
         try {
             while (in.isReadable() && !failed && !raw) {
                 if (plainBody > 0) {
@@ -135,7 +144,7 @@ final class ResponseReader {
                 if (awaitingHead && decoderIdle && plain != null
                         && plain.scan(in, in.readerIndex(), decoder.headRequest)) {
                     awaitingHead = false;
-                    out.add(new ResponseHead(plain.code, !plain.close, plain.hasLength));
+                    out.add(plainHead());
                     in.skipBytes(plain.length);
                     plainBody = plain.bodyLength;
                     if (plainBody == 0) {
@@ -169,8 +178,22 @@ final class ResponseReader {
                 carryConsumed = in.readerIndex() - end;
             }
         } finally {
-            in.release();
+            if (passedWhole) {
+                in.readerIndex(rawStart); // it went into out whole, with the reference read() was given
+            } else {
+                in.release();
+            }
         }
+    }
+
+    /** The head the scan read, as the last plain one when it says the same (records are immutable, so it is shared). */
+    private ResponseHead plainHead() {
+        ResponseHead last = lastPlain;
+        if (last == null || last.code() != plain.code || last.keepAlive() == plain.close
+                || last.framed() != plain.hasLength) {
+            last = lastPlain = new ResponseHead(plain.code, !plain.close, plain.hasLength);
+        }
+        return last;
     }
 
     /** The bytes of {@code in} from {@code from} on, retained, as leaf buffers (no slice of a composite). */
@@ -265,7 +288,12 @@ final class ResponseReader {
     private int ended(ByteBuf in, int from, List<Object> out) {
         awaitingHead = true;
         if (in.readerIndex() > from) {
-            out.add(in.retainedSlice(from, in.readerIndex() - from));
+            if (from == rawStart && in.readerIndex() == in.writerIndex()) {
+                passedWhole = true; // the read is exactly this response's bytes: passed on as it is, not sliced
+                out.add(in);
+            } else {
+                out.add(in.retainedSlice(from, in.readerIndex() - from));
+            }
         }
         out.add(END);
         return in.readerIndex();

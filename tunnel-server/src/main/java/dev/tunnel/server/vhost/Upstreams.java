@@ -59,15 +59,23 @@ final class Upstreams {
      * @param fresh a new connection, not an idle one (a retry after an idle one failed)
      */
     void forRoute(Entry<HttpRoute> route, boolean fresh, Consumer<Boolean> done) {
-        VhostTarget target = route.target().target();
-        if (current != null && (current.target() != target || !current.usable())) {
-            release();
-        }
-        if (current != null) {
+        if (ready(route)) {
             done.accept(true);
             return;
         }
-        onLoop(target.eventLoop(), () -> obtain(route, fresh, done));
+        onLoop(route.target().target().eventLoop(), () -> obtain(route, fresh, done));
+    }
+
+    /**
+     * Whether {@link #current()} can carry a request to {@code route}'s proxy now, without
+     * waiting: it goes to that proxy and the app has not closed it. If it goes elsewhere, or can
+     * no longer carry one, it is given back ({@link #release}) and false returned.
+     */
+    boolean ready(Entry<HttpRoute> route) {
+        if (current != null && (current.target() != route.target().target() || !current.usable())) {
+            release();
+        }
+        return current != null;
     }
 
     /** On the proxy's session loop: admits the connection once, then reuses an idle upstream or opens one. */

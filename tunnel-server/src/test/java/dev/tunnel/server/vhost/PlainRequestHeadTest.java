@@ -91,7 +91,8 @@ class PlainRequestHeadTest {
         PlainRequest read = scan.request(UnpooledByteBufAllocator.DEFAULT);
         try {
             assertThat(read.host()).isEqualTo("a.example.com:80");
-            assertThat(read.target()).isEqualTo(new RequestTarget("a.example.com", "/p"));
+            assertThat(read.routingHost()).isEqualTo("a.example.com");
+            assertThat(read.path()).isEqualTo("/p");
             assertThat(read.authorization()).isNull();
             HttpRequest mine = read.toHttpRequest();
             HttpRequest netty = decodedByNetty(head);
