@@ -83,13 +83,7 @@ class ExpressLaneTest {
                 .until(() -> link.openSockets() == 4);
         assertThat(thread(JOINED)).as("the server's lane runs on a bulk loop").startsWith("tunnel-bulk");
 
-        CompletableFuture<Void> transfer = CompletableFuture.runAsync(() -> echoBulk(port, 24 << 20, 7));
-        exchange(port, 300);
-        transfer.get(90, TimeUnit.SECONDS);
-        assertThat(logged("session closed")).as("no session ended").isZero();
-        List<String> moves = lines(MOVED);
-        assertThat(moves).as("the transfer moved on both sides").hasSize(2);
-        assertThat(moves.stream().map(ExpressLaneTest::threadOf))
+        assertThat(transferBesideAnExchange(port, 24 << 20, 7, 300))
                 .as("landed on the server's bulk loop and on another client loop than the session's")
                 .anyMatch(t -> t.startsWith("tunnel-bulk"))
                 .anyMatch(t -> t.startsWith("tunnel-client") && !t.equals(clientSessionThread()));
@@ -133,13 +127,7 @@ class ExpressLaneTest {
     void aClientWithOneEventLoopMovesItsTransfersOntoItsBulkLaneOnThatLoop() throws Exception {
         int port = echoThroughJoinedLanes(client -> client.transport.eventLoopThreads = 1);
 
-        CompletableFuture<Void> transfer = CompletableFuture.runAsync(() -> echoBulk(port, 16 << 20, 31));
-        exchange(port, 200);
-        transfer.get(90, TimeUnit.SECONDS);
-        assertThat(logged("session closed")).as("no session ended").isZero();
-        List<String> moves = lines(MOVED);
-        assertThat(moves).as("the transfer moved on both sides").hasSize(2);
-        assertThat(moves.stream().map(ExpressLaneTest::threadOf))
+        assertThat(transferBesideAnExchange(port, 16 << 20, 31, 200))
                 .as("the client's side landed on its one loop, the server's on a bulk loop")
                 .anyMatch(t -> t.equals(clientSessionThread()))
                 .anyMatch(t -> t.startsWith("tunnel-bulk"));
@@ -159,6 +147,21 @@ class ExpressLaneTest {
         int port = tunnel.builder().existingServer(server).client(client).proxy("echo", echo.port()).start().port("echo");
         await("the bulk lane joined").atMost(TunnelExtension.LOGIN_TIMEOUT).until(() -> logged(JOINED) == 1);
         return port;
+    }
+
+    /**
+     * An echoed transfer of {@code size} bytes beside {@code rounds} exchanges through {@code port}:
+     * both arrive whole, no session ends, and the transfer alone moves, once on each side. The
+     * threads its two landings ran on.
+     */
+    private List<String> transferBesideAnExchange(int port, int size, long seed, int rounds) throws Exception {
+        CompletableFuture<Void> transfer = CompletableFuture.runAsync(() -> echoBulk(port, size, seed));
+        exchange(port, rounds);
+        transfer.get(90, TimeUnit.SECONDS);
+        assertThat(logged("session closed")).as("no session ended").isZero();
+        List<String> moves = lines(MOVED);
+        assertThat(moves).as("the transfer moved on both sides").hasSize(2);
+        return moves.stream().map(ExpressLaneTest::threadOf).toList();
     }
 
     /** Lines logged that contain {@code text}. */
