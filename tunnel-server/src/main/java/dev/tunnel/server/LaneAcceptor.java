@@ -95,6 +95,10 @@ final class LaneAcceptor extends ChannelInboundHandlerAdapter {
                         lane, session.id(), failure.toString());
                 return;
             }
+            if (!lane.isOpen()) {
+                log.info("{} bulk lane of session {} closed before it joined", lane, session.id());
+                return;
+            }
             join(lane, session);
             lane.config().setAutoRead(true);
         });

@@ -56,8 +56,10 @@ import org.slf4j.LoggerFactory;
  * <h3>Moving</h3>
  * When the stream moves to the session's bulk lane, the socket moves with it to that lane's
  * loop ({@link #moveTo}, {@link LoopMove}): a connected socket of a transport that can change
- * loops, half-closed or not; never one of a relay made {@link #pinned}. A read that waits in a
- * bandwidth limiter moves with the socket ({@link dev.tunnel.protocol.relay.ReadLimiter}).
+ * loops, half-closed or not; never one of a relay made {@link #pinned}. A socket that closed
+ * before it could leave (an EOF read in the same loop turn as the peer's marker) stays behind,
+ * and its stream, which may still hold its last bytes and FIN, moves without it. A read that
+ * waits in a bandwidth limiter moves with the socket ({@link dev.tunnel.protocol.relay.ReadLimiter}).
  *
  * <p>Threading: the socket must be registered on the loop of the stream's lane owner.
  */
@@ -163,6 +165,12 @@ public final class StreamRelay extends ChannelInboundHandlerAdapter implements S
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        socketClosed();
+        ctx.fireChannelInactive();
+    }
+
+    /** The socket is closed: finish the stream as its end allows. Once, or again with no effect. */
+    private void socketClosed() {
         if (outputDone && !inputDone && !aborted && !failed) {
             inputDone = true; // the EOF that closed it (see Closing)
             stream.shutdownOutput();
@@ -172,7 +180,6 @@ public final class StreamRelay extends ChannelInboundHandlerAdapter implements S
             stream.reset(ResetCode.CANCEL);
         }
         releaseEarly();
-        ctx.fireChannelInactive();
     }
 
     @Override
@@ -230,19 +237,20 @@ public final class StreamRelay extends ChannelInboundHandlerAdapter implements S
     @Override
     public boolean canMove() {
         // a closed socket has nothing left to move: its stream may still have bytes to send
-        return !pinned && channel != null && (!channel.isActive() || LoopMove.canMove(channel));
+        return !pinned && channel != null && (!channel.isOpen() || LoopMove.canMove(channel));
     }
 
     @Override
     public void moveTo(io.netty.channel.EventLoop loop, java.util.function.Consumer<Throwable> landed) {
-        if (!channel.isActive()) {
-            landed.accept(null); // nothing to re-register; writes to it fail on its own loop
-            return;
-        }
         LoopMove.moveTo(channel, loop, failure -> {
             landed.accept(failure);
-            if (failure == null) {
+            if (failure != null) {
+                return;
+            }
+            if (channel.isOpen()) {
                 resumeReading();
+            } else {
+                socketClosed(); // it closed before it left: its channelInactive may not have come (see LoopMove)
             }
         });
     }

@@ -49,20 +49,35 @@ public final class LoopMove {
     }
 
     /**
-     * Moves {@code channel} ({@link #canMove}) to {@code home} and runs {@code then} there with
+     * Moves {@code channel} ({@link #canMove}, or closed) to {@code home} and runs {@code then} there with
      * null; or, if the move failed, closes the channel and runs {@code then} with the cause, on
      * whichever loop saw the failure. When the channel is on {@code home} already, {@code then}
      * runs at once. Call on the channel's event loop, with {@code autoRead} off.
+     *
+     * <p>A channel that is closed, or closes before it leaves its loop (its handlers act on events
+     * that loop read before the move, and may finish the connection), is not moved, and that is no
+     * failure: {@code then} runs with null on {@code home} once the old loop is done with the
+     * channel. The channel stays on its old loop, where writes to it fail. Its handlers may not see
+     * {@code channelInactive}: a closed channel that unregisters has its pipeline torn down first,
+     * so the caller checks {@link Channel#isOpen()} when {@code then} runs.
      */
     public static void moveTo(Channel channel, EventLoop home, Consumer<Throwable> then) {
         if (channel.eventLoop() == home) {
             then.accept(null);
             return;
         }
+        if (!channel.isOpen()) {
+            landClosed(channel, home, then);
+            return;
+        }
         if (!canMove(channel)) {
             throw new IllegalArgumentException(channel.getClass().getSimpleName() + " cannot change event loops");
         }
         channel.deregister().addListener(deregistered -> {
+            if (!channel.isOpen()) {
+                landClosed(channel, home, then);
+                return;
+            }
             if (!deregistered.isSuccess()) {
                 channel.close();
                 then.accept(deregistered.cause());
@@ -80,5 +95,13 @@ public final class LoopMove {
                 then.accept(null);
             });
         });
+    }
+
+    /**
+     * Runs {@code then} on {@code home} behind the tasks the old loop holds now (a close queues the
+     * channel's last events there), so that the caller's state is never touched by both loops at once.
+     */
+    private static void landClosed(Channel channel, EventLoop home, Consumer<Throwable> then) {
+        channel.eventLoop().execute(() -> home.execute(() -> then.accept(null)));
     }
 }

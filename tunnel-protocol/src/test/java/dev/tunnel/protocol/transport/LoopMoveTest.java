@@ -42,8 +42,7 @@ class LoopMoveTest {
     @EnumSource(value = Transports.Kind.class, names = {"EPOLL", "NIO"})
     @Timeout(60)
     void aConnectionMovedMidStreamLosesNothingAndRunsOnItsNewLoop(Transports.Kind kind) throws Exception {
-        assumeTrue(kind != Transports.Kind.EPOLL || Epoll.isAvailable());
-        EventLoopGroup group = Transports.newGroup(kind, 2, "move");
+        EventLoopGroup group = twoLoops(kind);
         AtomicReference<EventLoop> target = new AtomicReference<>();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         CopyOnWriteArrayList<Thread> readersAfterMove = new CopyOnWriteArrayList<>();
@@ -96,10 +95,62 @@ class LoopMoveTest {
         }
     }
 
+    /**
+     * A handler that finishes its connection while the move is under way (the close comes from an
+     * event the old loop had read before the channel left it): nothing is left to move, and that is
+     * not a failure; the move's end runs on the new loop, once the old loop is done with the channel.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Transports.Kind.class, names = {"EPOLL", "NIO"})
+    @Timeout(30)
+    void aConnectionClosedDuringItsMoveLandsClosedWithoutFailure(Transports.Kind kind) throws Exception {
+        EventLoopGroup group = twoLoops(kind);
+        CompletableFuture<String> landed = new CompletableFuture<>();
+        try {
+            Channel listener = new ServerBootstrap().group(group).channel(Transports.serverChannel(kind))
+                    .childHandler(new ChannelInboundHandlerAdapter() {
+                        private volatile boolean unregistered;
+
+                        @Override
+                        public void channelActive(ChannelHandlerContext ctx) {
+                            Channel channel = ctx.channel();
+                            EventLoop other = LoopMove.another(channel.eventLoop());
+                            channel.config().setAutoRead(false);
+                            LoopMove.moveTo(channel, other, cause -> landed.complete(
+                                    "failure " + cause + ", on the new loop " + other.inEventLoop()
+                                            + ", open " + channel.isOpen() + ", after the old loop's last event "
+                                            + unregistered));
+                            channel.close(); // before the loop ran the deregistration it queued
+                        }
+
+                        @Override
+                        public void channelUnregistered(ChannelHandlerContext ctx) {
+                            unregistered = true;
+                        }
+                    })
+                    .bind(InetAddress.getLoopbackAddress(), 0).sync().channel();
+            int port = ((java.net.InetSocketAddress) listener.localAddress()).getPort();
+            try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+                assertThat(socket.getInputStream().read()).as("the server's close").isEqualTo(-1);
+                assertThat(landed.get(10, TimeUnit.SECONDS))
+                        .isEqualTo("failure null, on the new loop true, open false, after the old loop's last event true");
+            }
+            listener.close().sync();
+        } finally {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        }
+    }
+
     @Test
     void ioUringChannelsStayWhereTheyAre() {
         assumeTrue(IoUring.isAvailable());
         assertThat(LoopMove.canMove(new io.netty.channel.uring.IoUringSocketChannel())).isFalse();
+    }
+
+    /** A group of two loops of {@code kind}; skips the test where the transport is missing. */
+    private static EventLoopGroup twoLoops(Transports.Kind kind) {
+        assumeTrue(kind != Transports.Kind.EPOLL || Epoll.isAvailable());
+        return Transports.newGroup(kind, 2, "move");
     }
 
     /** Stops reading, moves the channel to the group's other loop, reads again there. */
