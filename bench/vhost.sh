@@ -11,8 +11,9 @@
 #   bench/vhost.sh              uses this tree's jars (mvn -B -q -DskipTests package first)
 #   options (env): ROUNDS=3 D=5 (wrk seconds) SIZE_MB=1024 TESTS="ka close down up" KEEP_WORK=1
 #                  COLS="vhost tcp nginx" (columns to run; a profile wants one)
-#                  JAVA_OPTS="..." (both tunnel processes) WARM=10 (seconds of keep-alive load
-#                  per column before the rounds: C2 compiles the vhost's longer paths later)
+#                  JAVA_OPTS="..." (both tunnel processes) WARM=30 (seconds of keep-alive load
+#                  per column before the rounds: C2 compiles the vhost's longer paths later;
+#                  with 10 the first round was the lowest of every run)
 #
 # Listens on 127.0.0.1:19400-19429 only; everything it starts is stopped on exit.
 set -euo pipefail
@@ -170,7 +171,7 @@ up_mbs() {
 
 log "warm-up (work dir $WORK)"
 for col in "${COLUMNS_RUN[@]}"; do
-  wrk -t1 -c20 -d"${WARM:-10}s" -H 'Host: bench.test' "http://127.0.0.1:${PORT[$col]}/ping" > /dev/null 2>&1 || true
+  wrk -t1 -c20 -d"${WARM:-30}s" -H 'Host: bench.test' "http://127.0.0.1:${PORT[$col]}/ping" > /dev/null 2>&1 || true
   wrk -t1 -c20 -d2s -H 'Host: bench.test' -H 'Connection: close' "http://127.0.0.1:${PORT[$col]}/ping" > /dev/null 2>&1 || true
 done
 
