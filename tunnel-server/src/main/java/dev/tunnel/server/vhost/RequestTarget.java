@@ -97,7 +97,7 @@ record RequestTarget(String host, String path, String target, String authority, 
             request.setUri(target);
         }
         if (authority != null) {
-            request.headers().set(HttpHeaderNames.HOST, authority);
+            request.headers().set("Host", authority); // as visitors spell it
         }
     }
 
