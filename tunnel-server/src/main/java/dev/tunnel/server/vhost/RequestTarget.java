@@ -50,7 +50,8 @@ record RequestTarget(String host, String path, String target, String authority, 
             }
         }
         String hostHeader = request.headers().get(HttpHeaderNames.HOST);
-        if (HttpMethod.CONNECT.equals(request.method()) || uri.equals("*") && HttpMethod.OPTIONS.equals(request.method())) {
+        if (HttpMethod.CONNECT.equals(request.method()) && !uri.startsWith("/")
+                || uri.equals("*") && HttpMethod.OPTIONS.equals(request.method())) {
             return new RequestTarget(HostNames.fromHostHeader(hostHeader), uri, uri, null, null);
         }
         String authority = null;

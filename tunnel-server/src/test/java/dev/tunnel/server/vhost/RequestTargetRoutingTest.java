@@ -119,4 +119,21 @@ class RequestTargetRoutingTest {
         assertThat(vhost.apps.get(1).received.toString()).startsWith("GET /?q HTTP/1.1\r\n")
                 .contains("Host: a.example.com\r\n");
     }
+
+    @ParameterizedTest(name = "scan {0}")
+    @ValueSource(booleans = {true, false})
+    void asteriskAndAuthorityFormsGoAsTheyCameAndAConnectWithAPathIsNormalized(boolean scan) {
+        EmbeddedChannel ch = connection(scan);
+        vhost.http("b.example.com", "", "any", 3);
+        vhost.send(ch, "OPTIONS * HTTP/1.1\r\nHost: b.example.com\r\n\r\n");
+        assertThat(vhost.apps.get(0).received.toString()).startsWith("OPTIONS * HTTP/1.1\r\n");
+        vhost.apps.get(0).reply(OK);
+        assertThat(received(ch)).isEqualTo(OK);
+        vhost.send(ch, "CONNECT /x/../admin HTTP/1.1\r\nHost: a.example.com\r\n\r\n");
+        assertThat(received(ch)).startsWith("HTTP/1.1 401 ");
+        EmbeddedChannel other = vhost.newHttpConnection();
+        vhost.send(other, "CONNECT b.example.com:443 HTTP/1.1\r\nHost: b.example.com:443\r\n\r\n");
+        assertThat(vhost.apps.get(vhost.apps.size() - 1).received.toString())
+                .startsWith("CONNECT b.example.com:443 HTTP/1.1\r\n");
+    }
 }
