@@ -32,6 +32,9 @@ import java.util.List;
  * ({@link #forMatching}): a servlet container maps {@code /admin;x/secret} as
  * {@code /admin/secret}.
  *
+ * <p>A {@code locations} entry that no normalized path could start with is refused when the
+ * proxy registers ({@link #locationProblem}).
+ *
  * <p>frp routes on Go's decoded {@code URL.Path} (every percent-encoding decoded, {@code %2F}
  * included, dot segments and double slashes kept) and sends the app the path as it came, so
  * {@code /x/../admin} reaches the app of {@code /} there; here the app gets the path routing saw.
@@ -59,6 +62,30 @@ final class RequestPath {
     /** Why {@link #normalize} refuses {@code path}, or null when it does not. */
     static String problem(String path) {
         return normalize(path) == null ? normalizeOrWhy(path, false) : null;
+    }
+
+    /**
+     * Why a proxy's {@code locations} entry could never match as written, or null: every request
+     * path is matched in normalized form without parameters, so a location must be one ("" is
+     * every path).
+     */
+    static String locationProblem(String location) {
+        if (location.isEmpty()) {
+            return null;
+        }
+        for (int i = 0; i < location.length(); i++) {
+            char c = location.charAt(i);
+            if (c <= ' ' || c >= 0x7f || c == ';' || c == '?' || c == '#') {
+                return "\"" + location + "\" holds '" + c + "' (expected a path such as \"/admin\", other bytes"
+                        + " percent-encoded: \"/a%20b\")";
+            }
+        }
+        String normal = normalize(location);
+        if (normal == null) {
+            return "\"" + location + "\" is no path a request can have: " + problem(location);
+        }
+        return normal.equals(location) ? null : "\"" + location + "\" is matched as \"" + normal
+                + "\" (requests are matched by their normalized path): write that";
     }
 
     /** The normalized {@code path} without the {@code ;parameters} of each segment; itself when it has none. */
