@@ -15,8 +15,9 @@ import java.util.concurrent.Executors;
 /**
  * A local web app for vhost tests (the JDK's HTTP server): {@code GET} answers one line naming
  * the app and what the request looked like when it arrived ({@code app=NAME path=... host=...
- * xff=... xfh=... proto=... realip=... auth=... from=... conn=... connection=...}, where conn is the
- * port the request's connection came from, so a test can tell connections apart); {@code POST} answers the sha256 of its
+ * xff=... xfh=... proto=... realip=... auth=... from=... conn=... connection=... target=...}, where conn is the
+ * port the request's connection came from, so a test can tell connections apart, and target the
+ * request target as it came); {@code POST} answers the sha256 of its
  * body; {@code GET /bytes/N} answers N bytes of a fixed pattern.
  */
 final class WebApp implements AutoCloseable {
@@ -62,7 +63,8 @@ final class WebApp implements AutoCloseable {
                     + " xfh=" + h.getFirst("X-Forwarded-Host") + " proto=" + h.getFirst("X-Forwarded-Proto")
                     + " realip=" + h.getFirst("X-Real-IP") + " auth=" + h.getFirst("Authorization")
                     + " from=" + h.getFirst("X-From-Where") + " conn=" + exchange.getRemoteAddress().getPort()
-                    + " connection=" + h.getFirst("Connection")).getBytes(StandardCharsets.UTF_8);
+                    + " connection=" + h.getFirst("Connection") + " target=" + exchange.getRequestURI())
+                    .getBytes(StandardCharsets.UTF_8);
         }
         exchange.getResponseHeaders().set("Content-Type", "text/plain");
         exchange.sendResponseHeaders(200, body.length);

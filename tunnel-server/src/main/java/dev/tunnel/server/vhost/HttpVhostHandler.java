@@ -88,7 +88,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     /** The forwarding lines of this connection's visitor; made with the first routed request. */
     private ForwardingLines forwardingLines;
     /**
-     * The request in flight while it may be sent again ({@link #retryable}), else null; its
+     * The request in flight while it may be sent again ({@link Outgoing#retryable}), else null; its
      * spliced bytes, if any, held by a reference of their own: {@link #retryLength} of them at
      * {@link #retryFrom} (sending moves the buffer's indices, never those bytes).
      */
@@ -266,7 +266,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         }
         boolean reusable = Exchange.reusableAfter(request);
         dispatch(new Outgoing(spliced == null ? request : null, spliced, HttpMethod.HEAD.equals(request.method()),
-                reusable, retryable(request), false), decision.route());
+                reusable, Outgoing.retryable(request), false), decision.route());
     }
 
     /**
@@ -289,7 +289,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
                 return;
             }
             boolean headRequest = HttpMethod.HEAD.equals(head.method());
-            boolean retryable = retryable(head.method());
+            boolean retryable = Outgoing.retryable(head.method());
             ByteBuf spliced = RequestSplice.plain(head, decision.route().target(), forwardingLines());
             if (spliced != null) {
                 dispatch(new Outgoing(null, spliced, headRequest, true, retryable, true), decision.route());
@@ -486,21 +486,6 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         readIfWanted();
     }
 
-    /**
-     * Whether {@code request} may be sent again on a new connection when the reused one it went on
-     * fails before any byte of an answer (the app closed it while it was idle), as Go's
-     * {@code http.Transport} does: an idempotent method, and no body (nothing of it is kept).
-     */
-    private static boolean retryable(HttpRequest request) {
-        return retryable(request.method()) && !HttpUtil.isTransferEncodingChunked(request)
-                && HttpUtil.getContentLength(request, 0L) == 0;
-    }
-
-    private static boolean retryable(HttpMethod m) {
-        return HttpMethod.GET.equals(m) || HttpMethod.HEAD.equals(m) || HttpMethod.OPTIONS.equals(m)
-                || HttpMethod.TRACE.equals(m);
-    }
-
     /** Sends the request in flight again on a new connection: the reused one failed before answering. */
     private void sendAgain() {
         Outgoing again = retry.again(retryFrom, retryLength);
@@ -614,33 +599,6 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         Object m;
         while ((m = pending.poll()) != null) {
             ReferenceCountUtil.release(m);
-        }
-    }
-
-    /**
-     * A routed request head on its way to the app: its bytes with the forwarding lines added
-     * ({@code spliced}; owned) or the request to encode, and what the exchange must know of it.
-     *
-     * @param reusable    the connection to the app stays reusable after it ({@link Exchange#reusableAfter})
-     * @param headRequest a HEAD request: its answer has no body
-     * @param retryable   it may be sent again on a new connection ({@link #retryable})
-     * @param whole       the head is the whole request ({@link PlainRequest}): no body part, not
-     *                    even an empty last one, follows it
-     */
-    private record Outgoing(HttpRequest encode, ByteBuf spliced, boolean headRequest, boolean reusable,
-                            boolean retryable, boolean whole) {
-        /**
-         * The same head to send once more: the {@code length} bytes at {@code from} (where they
-         * lay when first sent) as a new view of their own, or the request itself; this head's
-         * reference is not taken.
-         */
-        Outgoing again(int from, int length) {
-            return new Outgoing(encode, spliced == null ? null : spliced.retainedSlice(from, length), headRequest,
-                    reusable, retryable, whole);
-        }
-
-        void release() {
-            ReferenceCountUtil.release(spliced);
         }
     }
 }

@@ -26,7 +26,8 @@ import java.util.Arrays;
  *
  * <p>Anything else is not plain and goes to Netty's decoder, the parser of record, which decides:
  * another version or an absolute or authority target; a method other than GET, HEAD, POST, PUT,
- * DELETE, OPTIONS, PATCH or TRACE; a byte outside visible ASCII in the target; a body or its
+ * DELETE, OPTIONS, PATCH or TRACE; a byte outside visible ASCII or a {@code #} in the target, or
+ * a path that is not already in its normalized form ({@link RequestPath}); a body or its
  * framing ({@code Content-Length}, {@code Transfer-Encoding}); {@code Upgrade}, {@code Expect}, a
  * {@code Connection} other than {@code keep-alive}; a missing, empty or second {@code Host}, a
  * second {@code Authorization}; forwarding headers the visitor brought (their chains are the
@@ -64,7 +65,8 @@ final class PlainRequestHead {
     /** Bytes of the head, request line to empty line. */
     int length;
     private HttpMethod method;
-    private int pathEnd;
+    /** The scanned head's path, normal ({@link RequestPath}). */
+    private String path;
     private int hostStart;
     private int hostEnd;
     private int authStart;
@@ -82,8 +84,6 @@ final class PlainRequestHead {
         bytes.writeBytes(scratch, 0, length - 2); // up to the CRLF ending the last header line
         String authorization = authStart < 0 ? null
                 : new String(scratch, authStart, authEnd - authStart, StandardCharsets.ISO_8859_1);
-        String path = new String(scratch, method.name().length() + 1, pathEnd - method.name().length() - 1,
-                StandardCharsets.ISO_8859_1);
         String host = host();
         return new PlainRequest(bytes, method, host, lastRoutingHost, path, authorization);
     }
@@ -109,10 +109,10 @@ final class PlainRequestHead {
         if (in[i] != '/') {
             return false; // absolute, authority or asterisk form: the decoder's
         }
-        int path = -1;
-        while (i < end && in[i] > ' ' && in[i] < 0x7f) {
-            if (path < 0 && (in[i] == '?' || in[i] == '#')) {
-                path = i;
+        int query = -1;
+        while (i < end && in[i] > ' ' && in[i] < 0x7f && in[i] != '#') {
+            if (query < 0 && in[i] == '?') {
+                query = i;
             }
             i++;
         }
@@ -152,9 +152,14 @@ final class PlainRequestHead {
         if (host < 0) {
             return false;
         }
+        int pathStart = m.name().length() + 1;
+        String p = new String(in, pathStart, (query < 0 ? targetEnd : query) - pathStart, StandardCharsets.ISO_8859_1);
+        if (RequestPath.normalize(p) != p) {
+            return false; // the decoder's path refuses it, or sends the app its normalized form
+        }
         length = i;
         method = m;
-        pathEnd = path < 0 ? targetEnd : path;
+        this.path = p;
         hostStart = host;
         hostEnd = hostTo;
         authStart = auth;

@@ -52,6 +52,13 @@ final class RequestRouting {
         return null;
     }
 
+    /**
+     * The decision for a head Netty's decoder read: 400 for one it failed, ambiguous framing,
+     * several Host headers (RFC 9112 3.2) or a refused target ({@link RequestTarget}); else as
+     * below, by the target's host and normalized path. A routed request is made what its app is
+     * sent ({@link RequestTarget#applyTo}: origin-form, the normalized path, an absolute-form
+     * target's authority as Host).
+     */
     static Decision decide(VhostSettings vhost, HttpRequest request, Channel ch) {
         if (request.decoderResult().isFailure()) {
             Throwable cause = request.decoderResult().cause();
@@ -67,30 +74,44 @@ final class RequestRouting {
         }
         String framing = ambiguousFraming(request);
         if (framing != null) {
-            vhost.counters().badRequests.incrementAndGet();
-            log.debug("{} bad request (400): {}", ch, framing);
-            return new Decision(null, ErrorPages.badRequest(ch.alloc(), HttpResponseStatus.BAD_REQUEST,
-                    "The request's framing is ambiguous: " + framing + "."), true);
+            return refused(vhost, ch, framing, "The request's framing is ambiguous: " + framing + ".");
+        }
+        if (request.headers().getAll(HttpHeaderNames.HOST).size() > 1) {
+            return refused(vhost, ch, "several Host headers", "The request has more than one Host header.");
         }
         RequestTarget target = RequestTarget.of(request);
-        return decide(vhost, target.host(), target.path(), request.headers().get(HttpHeaderNames.AUTHORIZATION), ch);
+        if (target.problem() != null) {
+            return refused(vhost, ch, target.problem(), "The request target is refused: " + target.problem() + ".");
+        }
+        Decision decision = decide(vhost, target.host(), target.path(), request.headers().get(HttpHeaderNames.AUTHORIZATION),
+                ch);
+        if (decision.route() != null) {
+            target.applyTo(request);
+        }
+        return decision;
+    }
+
+    /** 400 and close, counted; {@code why} is logged, {@code page} is what the visitor reads. */
+    private static Decision refused(VhostSettings vhost, Channel ch, String why, String page) {
+        vhost.counters().badRequests.incrementAndGet();
+        log.debug("{} bad request (400): {}", ch, why);
+        return new Decision(null, ErrorPages.badRequest(ch.alloc(), HttpResponseStatus.BAD_REQUEST, page), true);
     }
 
     /**
      * The route for a request to {@code host} and {@code path} ({@link RequestTarget}), or the
      * answer for one with no host, an unknown one, or missing or wrong credentials.
      *
+     * @param path          the normalized path ({@link RequestPath#normalize})
      * @param host          the routing name, or null when the request names none
      * @param authorization the request's Authorization header, or null
      */
     static Decision decide(VhostSettings vhost, String host, String path, String authorization, Channel ch) {
         if (host == null) {
-            vhost.counters().badRequests.incrementAndGet();
-            log.debug("{} bad request (400): no Host", ch);
-            return new Decision(null, ErrorPages.badRequest(ch.alloc(), HttpResponseStatus.BAD_REQUEST,
-                    "The request has no Host header, so it cannot be routed."), true);
+            return refused(vhost, ch, "no Host", "The request has no Host header, so it cannot be routed.");
         }
-        Entry<HttpRoute> found = vhost.httpRoutes().find(host, path, BasicCredentials.userOf(authorization));
+        Entry<HttpRoute> found = vhost.httpRoutes().find(host, RequestPath.forMatching(path),
+                BasicCredentials.userOf(authorization));
         if (found == null) {
             vhost.counters().notFound.incrementAndGet();
             NOT_FOUND_LOG.warn("{} 404 for host [{}] path [{}]: no http proxy serves it", ch, host, path);

@@ -21,8 +21,10 @@ import io.netty.handler.codec.http.HttpRequest;
  * folded header line (obs-fold, which the decoder joins and another parser might read as a header
  * of its own); line ends all CRLF (the decoder's strict parsing); none of the forwarding headers
  * already present (their chains and replacements are the encoder path's); no {@code Connection:
- * close} to take off ({@link Exchange#dispatched}); and no {@code hostHeaderRewrite} or
- * {@code requestHeaders.set} for the route. Anything else returns null: re-encode.
+ * close} to take off ({@link Exchange#dispatched}); the request line as it came (a target that
+ * routing changed, {@link RequestTarget#applyTo}, changed the Host with it or is re-encoded
+ * anyway); and no {@code hostHeaderRewrite} or {@code requestHeaders.set} for the route. Anything
+ * else returns null: re-encode.
  *
  * <p>Threading: stateless.
  */
@@ -46,7 +48,7 @@ final class RequestSplice {
                 || h.contains(RequestTarget.X_FORWARDED_FOR) || h.contains(RequestTarget.X_FORWARDED_HOST)
                 || h.contains(RequestTarget.X_FORWARDED_PROTO) || h.contains(RequestTarget.X_REAL_IP)
                 || h.containsValue(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE, true)
-                || !plain(raw)) {
+                || !plain(raw) || !sentAsItCame(raw, request)) {
             return null;
         }
         byte[] added = lines.of(h.get(HttpHeaderNames.HOST));
@@ -66,6 +68,33 @@ final class RequestSplice {
             return null;
         }
         return head.content().writeBytes(lines.of(head.host())).writeBytes(CRLF).retain();
+    }
+
+    /**
+     * Whether the head's bytes start with the request's method and target as they are now,
+     * each followed by one space: routing left the target as it came.
+     */
+    static boolean sentAsItCame(ByteBuf raw, HttpRequest request) {
+        String method = request.method().name();
+        String uri = request.uri();
+        int at = raw.readerIndex();
+        if (raw.readableBytes() < method.length() + uri.length() + 2) {
+            return false;
+        }
+        for (int k = 0; k < method.length(); k++) {
+            if (raw.getByte(at++) != method.charAt(k)) {
+                return false;
+            }
+        }
+        if (raw.getByte(at++) != ' ') {
+            return false;
+        }
+        for (int k = 0; k < uri.length(); k++) {
+            if ((raw.getByte(at++) & 0xff) != uri.charAt(k)) {
+                return false;
+            }
+        }
+        return raw.getByte(at) == ' ';
     }
 
     /** Ends with an empty line, and no line starts with a space or a tab (a folded header). */

@@ -102,6 +102,12 @@ public final class Vhosts {
         HttpRoute route = new HttpRoute(target, spec.httpUser(), spec.httpPassword(), spec.hostHeaderRewrite(),
                 spec.requestHeaders(), spec.responseHeaders());
         List<String> locations = spec.locations().isEmpty() ? List.of("") : spec.locations();
+        for (int i = 0; i < locations.size(); i++) {
+            String problem = RequestPath.locationProblem(locations.get(i));
+            if (problem != null) {
+                throw new Refused("locations[" + i + "] " + problem);
+            }
+        }
         for (String d : domains) {
             for (String location : locations) {
                 RouteTable.Entry<HttpRoute> owner = http.add(d, location, spec.routeByHTTPUser(), target.name(), route);

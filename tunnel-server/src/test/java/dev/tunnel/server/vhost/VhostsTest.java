@@ -83,6 +83,18 @@ class VhostsTest {
     }
 
     @Test
+    void aLocationNoNormalizedPathCouldStartWithIsRefusedSayingWhatToWrite() {
+        String[][] cases = {{"admin", "no path a request can have"}, {"/%61dmin", "is matched as \"/admin\""},
+            {"/x/../admin", "is matched as \"/admin\""}, {"/a b", "holds ' '"}, {"/a;b", "holds ';'"}};
+        for (String[] c : cases) {
+            assertThatThrownBy(() -> vhosts.register(target("x"), http(List.of("a.example.com"), "", List.of("/", c[0])), "",
+                    DomainAllowList.any())).as(c[0]).hasMessageStartingWith("locations[1] \"" + c[0] + "\"")
+                    .hasMessageContaining(c[1]);
+        }
+        assertThat(vhosts.httpRoutes().isEmpty()).isTrue();
+    }
+
+    @Test
     void httpsDomainsAreTheirOwnTable() throws Exception {
         vhosts.register(target("web"), http(List.of("a.example.com"), "", List.of()), "", DomainAllowList.any());
         vhosts.register(target("tls"), VhostSpec.https(List.of("a.example.com"), ""), "", DomainAllowList.any());
