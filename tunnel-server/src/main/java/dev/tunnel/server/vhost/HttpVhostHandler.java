@@ -1,5 +1,7 @@
 package dev.tunnel.server.vhost;
 
+import static dev.tunnel.server.vhost.Outgoing.retryable;
+
 import dev.tunnel.protocol.ResetCode;
 import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.server.vhost.RouteTable.Entry;
@@ -87,14 +89,8 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     private boolean dispatching;
     /** The forwarding lines of this connection's visitor; made with the first routed request. */
     private ForwardingLines forwardingLines;
-    /**
-     * The request in flight while it may be sent again ({@link #retryable}), else null; its
-     * spliced bytes, if any, held by a reference of their own: {@link #retryLength} of them at
-     * {@link #retryFrom} (sending moves the buffer's indices, never those bytes).
-     */
-    private Outgoing retry;
-    private int retryFrom;
-    private int retryLength;
+    /** The request in flight while it may be sent again. */
+    private final RetryHold retry = new RetryHold();
     /** The bytes of the head that the decoder hands on next ({@link RequestDecoder}); owned until then. */
     private RequestDecoder.HeadBytes headBytes;
 
@@ -333,7 +329,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
 
     /**
      * @param head  what to send (ownership passes)
-     * @param again the request is sent a second time, on a new connection ({@link #retry}): its
+     * @param again the request is sent a second time, on a new connection ({@link RetryHold}): its
      *              body (none) was forwarded already, so its end is sent here, as for a head
      *              that is the whole request ({@link Outgoing#whole})
      */
@@ -351,11 +347,8 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         exchange.dispatched(head.reusable(), head.headRequest());
         phase = Phase.BODY;
         Upstream up = upstreams.current();
-        retry = !again && up.reused() && head.retryable() ? head : null;
-        if (retry != null && head.spliced() != null) {
-            retryFrom = head.spliced().readerIndex();
-            retryLength = head.spliced().readableBytes();
-            head.spliced().retain();
+        if (!again && up.reused() && head.retryable()) {
+            retry.hold(head);
         }
         up.sendHead(head.encode(), head.spliced(), head.headRequest());
         if (again || head.whole()) {
@@ -394,7 +387,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         }
         ChannelFuture lastWrite = null;
         String failure = null;
-        dropRetry(); // the app answered: whatever happens now, the request is not sent again
+        retry.drop(); // the app answered: whatever happens now, the request is not sent again
         for (Object part : parts) {
             if (failure != null) {
                 ReferenceCountUtil.release(part);
@@ -433,7 +426,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         }
         if (phase == Phase.HEAD) {
             upstreams.end(false); // the app closed a kept-alive connection: the next request opens another
-        } else if (retry != null) {
+        } else if (retry.holding()) {
             sendAgain();
         } else if (!exchange.responseStarted) {
             failUpstream("it closed the connection without a response");
@@ -451,7 +444,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         if (phase == Phase.HEAD) {
             return;
         }
-        if (retry != null) {
+        if (retry.holding()) {
             sendAgain();
         } else if (!exchange.responseStarted) {
             badGateway(route, code == ResetCode.CONNECT_FAILED ? "the local app refused the connection (is it running?)"
@@ -486,25 +479,9 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         readIfWanted();
     }
 
-    /**
-     * Whether {@code request} may be sent again on a new connection when the reused one it went on
-     * fails before any byte of an answer (the app closed it while it was idle), as Go's
-     * {@code http.Transport} does: an idempotent method, and no body (nothing of it is kept).
-     */
-    private static boolean retryable(HttpRequest request) {
-        return retryable(request.method()) && !HttpUtil.isTransferEncodingChunked(request)
-                && HttpUtil.getContentLength(request, 0L) == 0;
-    }
-
-    private static boolean retryable(HttpMethod m) {
-        return HttpMethod.GET.equals(m) || HttpMethod.HEAD.equals(m) || HttpMethod.OPTIONS.equals(m)
-                || HttpMethod.TRACE.equals(m);
-    }
-
     /** Sends the request in flight again on a new connection: the reused one failed before answering. */
     private void sendAgain() {
-        Outgoing again = retry.again(retryFrom, retryLength);
-        dropRetry();
+        Outgoing again = retry.takeAgain();
         vhost.counters().retried.incrementAndGet();
         log.debug("{} {} closed before answering; sending the request again on a new connection", ctx.channel(),
                 HttpRoute.describe(route));
@@ -513,13 +490,6 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         Entry<HttpRoute> found = route;
         phase = Phase.OPENING;
         upstreams.forRoute(found, true, ok -> opened(again, found, ok, true));
-    }
-
-    private void dropRetry() {
-        if (retry != null) {
-            retry.release();
-            retry = null;
-        }
     }
 
     /** The app answered 101: from here the stream carries raw bytes both ways. */
@@ -608,39 +578,12 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     }
 
     private void releasePending() {
-        dropRetry();
+        retry.drop();
         ReferenceCountUtil.release(headBytes);
         headBytes = null;
         Object m;
         while ((m = pending.poll()) != null) {
             ReferenceCountUtil.release(m);
-        }
-    }
-
-    /**
-     * A routed request head on its way to the app: its bytes with the forwarding lines added
-     * ({@code spliced}; owned) or the request to encode, and what the exchange must know of it.
-     *
-     * @param reusable    the connection to the app stays reusable after it ({@link Exchange#reusableAfter})
-     * @param headRequest a HEAD request: its answer has no body
-     * @param retryable   it may be sent again on a new connection ({@link #retryable})
-     * @param whole       the head is the whole request ({@link PlainRequest}): no body part, not
-     *                    even an empty last one, follows it
-     */
-    private record Outgoing(HttpRequest encode, ByteBuf spliced, boolean headRequest, boolean reusable,
-                            boolean retryable, boolean whole) {
-        /**
-         * The same head to send once more: the {@code length} bytes at {@code from} (where they
-         * lay when first sent) as a new view of their own, or the request itself; this head's
-         * reference is not taken.
-         */
-        Outgoing again(int from, int length) {
-            return new Outgoing(encode, spliced == null ? null : spliced.retainedSlice(from, length), headRequest,
-                    reusable, retryable, whole);
-        }
-
-        void release() {
-            ReferenceCountUtil.release(spliced);
         }
     }
 }
