@@ -58,7 +58,9 @@ import org.slf4j.LoggerFactory;
  * <h3>Errors</h3>
  * 400/414/431 for requests that cannot be parsed or routed (then closed), 404 for an unknown
  * host, 401 for failed auth, 502 when no connection to the app could be opened or it was reset
- * before a response, 504 after {@code vhostHTTPTimeout} without one ({@link Replies}).
+ * before a response, 504 after {@code vhostHTTPTimeout} without one ({@link Replies}). A body
+ * that is malformed or cut short by the visitor's FIN ({@link RequestDecoder}) is 400, one with
+ * no byte for {@code vhostHTTPBodyTimeout} 408; both close, and reset the app's connection.
  *
  * <p>Threading: runs on the connection's event loop, which is the loop of its current upstream.
  */
@@ -79,6 +81,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     private final Exchange exchange = new Exchange();
     private final Runnable headTimedOut = this::headTimedOut;
     private final Runnable responseTimedOut = this::responseTimedOut;
+    private final Runnable bodyTimedOut = this::bodyTimedOut;
     private ChannelHandlerContext ctx;
     private Replies replies;
     private ConnectionTimer timer;
@@ -353,6 +356,8 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         up.sendHead(head.encode(), head.spliced(), head.headRequest());
         if (again || head.whole()) {
             onBody(LastHttpContent.EMPTY_LAST_CONTENT);
+        } else {
+            timer.start(vhost.bodyTimeoutSeconds(), bodyTimedOut);
         }
         if (!dispatching) { // it waited: nothing was read meanwhile
             process();
@@ -361,17 +366,26 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     }
 
     private void onBody(HttpContent content) {
+        if (content.decoderResult().isFailure()) { // a malformed chunk, or the visitor's FIN inside the body
+            content.release();
+            endBody(replies.badBody(content.decoderResult().cause()));
+            return;
+        }
         boolean last = content instanceof LastHttpContent;
         upstreams.current().send(content);
-        if (last) {
-            exchange.requestDone = true;
-            if (exchange.responseDone) {
-                exchangeDone();
+        if (!last) {
+            timer.start(vhost.bodyTimeoutSeconds(), bodyTimedOut);
+            return;
+        }
+        exchange.requestDone = true;
+        if (exchange.responseDone) {
+            exchangeDone();
+        } else {
+            phase = Phase.RESPONSE;
+            if (exchange.responseStarted) {
+                timer.cancel();
             } else {
-                phase = Phase.RESPONSE;
-                if (!exchange.responseStarted) {
-                    timer.start(vhost.responseTimeoutSeconds(), responseTimedOut);
-                }
+                timer.start(vhost.responseTimeoutSeconds(), responseTimedOut);
             }
         }
     }
@@ -397,8 +411,8 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
                 log.debug("{} bad response from {}: {}", ctx.channel(), from, h.decoderResult().cause().toString());
                 failure = "its response could not be parsed";
             } else if (part instanceof ResponseHead head) {
-                if (exchange.responseHead(head)) {
-                    timer.cancel();
+                if (exchange.responseHead(head) && phase != Phase.BODY) {
+                    timer.cancel(); // the response timeout; the body's runs on
                 }
             } else if (part == ResponseReader.END) {
                 exchange.responseEnded();
@@ -507,6 +521,28 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
             upstreams.end(true);
             closing();
             replies.gatewayTimeout(route);
+        }
+    }
+
+    private void bodyTimedOut() {
+        if (phase == Phase.BODY) {
+            endBody(replies.bodyTimedOut());
+        }
+    }
+
+    /**
+     * Ends an exchange whose request body will not complete: the app's connection is reset (what
+     * it got is never taken for a whole body), and the visitor's closed after {@code page}, or
+     * without it once its response has begun.
+     */
+    private void endBody(FullHttpResponse page) {
+        upstreams.end(true);
+        if (exchange.responseStarted) {
+            page.release();
+            closing();
+            ctx.close();
+        } else {
+            answerAndClose(page);
         }
     }
 
