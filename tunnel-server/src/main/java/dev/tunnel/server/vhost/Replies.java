@@ -63,10 +63,15 @@ final class Replies {
         sendAndClose(vhost.pages().gatewayTimeout(ctx.alloc()));
     }
 
-    /** 400 for a request body that cannot be read: a malformed chunk, or cut short by the visitor's FIN. */
+    /**
+     * 400 for a request body that cannot be read: a malformed chunk, or cut short by the visitor's
+     * FIN. Not counted when the visitor closed altogether (an upload it gave up on).
+     */
     FullHttpResponse badBody(Throwable cause) {
-        vhost.counters().badRequests.incrementAndGet();
-        log.debug("{} bad request body (400): {}", ctx.channel(), cause.toString());
+        if (ctx.channel().isActive()) {
+            vhost.counters().badRequests.incrementAndGet();
+            log.debug("{} bad request body (400): {}", ctx.channel(), cause.toString());
+        }
         return ErrorPages.badRequest(ctx.alloc(), HttpResponseStatus.BAD_REQUEST,
                 "The request body could not be read: it is malformed, or ended before its announced end.");
     }

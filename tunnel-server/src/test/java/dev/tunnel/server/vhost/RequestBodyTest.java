@@ -80,6 +80,17 @@ class RequestBodyTest {
     }
 
     @Test
+    void aVisitorThatGoesAwayMidBodyResetsTheAppsStreamAndIsNoBadRequest() {
+        vhost.http("a.example.com", "", "a", 1);
+        EmbeddedChannel ch = vhost.newHttpConnection();
+        vhost.send(ch, "POST /up HTTP/1.1\r\nHost: a.example.com\r\nContent-Length: 100\r\n\r\n0123456789");
+        ch.close();
+        vhost.shuttle();
+        assertThat(vhost.apps.get(0).reset).isTrue();
+        assertThat(vhost.settings.counters().badRequests.get()).as("an upload given up on").isZero();
+    }
+
+    @Test
     void aVisitorThatClosesItsSideAfterAWholeBodyStillGetsTheAnswer() {
         vhost.http("a.example.com", "", "a", 1);
         EmbeddedChannel ch = vhost.newHttpConnection();
