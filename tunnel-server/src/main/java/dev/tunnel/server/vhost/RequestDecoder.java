@@ -101,7 +101,8 @@ final class RequestDecoder extends HttpRequestDecoder {
     @Override
     protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
         super.decodeLast(ctx, in, out);
-        if (!atHead && !(!out.isEmpty() && out.get(out.size() - 1) instanceof LastHttpContent)) {
+        boolean ended = !out.isEmpty() && out.get(out.size() - 1) instanceof LastHttpContent;
+        if (!atHead && !ended) {
             atHead = true;
             LastHttpContent cut = new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER);
             cut.setDecoderResult(DecoderResult.failure(

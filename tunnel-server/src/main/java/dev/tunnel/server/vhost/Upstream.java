@@ -1,8 +1,8 @@
 package dev.tunnel.server.vhost;
 
 import dev.tunnel.protocol.mux.StreamHandler;
-import dev.tunnel.runtime.BurstLog;
 import dev.tunnel.protocol.relay.RelayCounter;
+import dev.tunnel.runtime.BurstLog;
 import dev.tunnel.server.proxy.AppConnection;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
