@@ -19,6 +19,7 @@ import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpObject;
@@ -45,7 +46,8 @@ import org.slf4j.LoggerFactory;
  * read plus the socket watermarks, whatever the speed of either end.
  *
  * <h3>Errors</h3>
- * A malformed head gets 400 (414 / 431 when too long) and the connection closes; an unreachable {@code localAddr} 502 (logged
+ * A malformed head gets 400 (414 / 431 when too long) and the connection closes, as does a
+ * malformed chunk of a body (the connection to the app closes before any last chunk); an unreachable {@code localAddr} 502 (logged
  * once per burst); when either connection closes, the other closes once its writes are out.
  *
  * <p>Threading: the upstream connection is registered on the visitor connection's event loop, so
@@ -99,6 +101,14 @@ final class HttpBridgeHandler extends ChannelInboundHandlerAdapter {
             if (upstream == null) {
                 dial();
             }
+        } else if (msg instanceof HttpContent content && content.decoderResult().isFailure()) {
+            ReferenceCountUtil.release(msg); // a malformed chunk: encoded, it would reach the app as the last one
+            LOG.debug("{} bad request body: {}", ctx.channel(), content.decoderResult().cause().toString());
+            if (upstream != null) {
+                upstream.close(); // the app sees its body cut short, never ended
+            }
+            fail(HttpResponseStatus.BAD_REQUEST, "malformed request body: " + content.decoderResult().cause().getMessage());
+            return;
         }
         if (connected) {
             upstream.write(msg, upstream.voidPromise());

@@ -103,6 +103,41 @@ class HttpBridgePluginTest {
     }
 
     @Test
+    void aMalformedChunkIs400AndTheLocalAppGetsNoLastChunk() throws Exception {
+        try (ServerSocket app = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            java.util.concurrent.CompletableFuture<Void> bodyBegun = new java.util.concurrent.CompletableFuture<>();
+            java.util.concurrent.CompletableFuture<String> got = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                StringBuilder text = new StringBuilder();
+                try (Socket s = app.accept()) {
+                    byte[] buf = new byte[4096];
+                    int n;
+                    while ((n = s.getInputStream().read(buf)) > 0) {
+                        text.append(new String(buf, 0, n, StandardCharsets.ISO_8859_1));
+                        if (text.toString().endsWith("5\r\nhello\r\n")) {
+                            bodyBegun.complete(null);
+                        }
+                    }
+                } catch (IOException reset) {
+                    // ends it as well
+                }
+                return text.toString();
+            });
+            InetSocketAddress at = plugin("http2http", "127.0.0.1:" + app.getLocalPort());
+            try (Socket visitor = new Socket(at.getAddress(), at.getPort())) {
+                visitor.setSoTimeout(10_000);
+                visitor.getOutputStream().write(("POST /up HTTP/1.1\r\nHost: visitor.example\r\n"
+                        + "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n").getBytes(StandardCharsets.ISO_8859_1));
+                bodyBegun.get(10, TimeUnit.SECONDS);
+                visitor.getOutputStream().write("0x10\r\n0123456789abcdef\r\n0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+                assertThat(new String(visitor.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1))
+                        .startsWith("HTTP/1.1 400 Bad Request");
+            }
+            assertThat(got.get(10, TimeUnit.SECONDS)).as("the app's connection ended without a last chunk")
+                    .endsWith("5\r\nhello\r\n");
+        }
+    }
+
+    @Test
     void https2httpTerminatesTlsAndSaysSo() throws Exception {
         Targets origin = target(Targets.origin());
         InetSocketAddress at = plugin("https2http", "127.0.0.1:" + origin.port());

@@ -49,6 +49,11 @@ public class ServerConfig {
     public int vhostHTTPSPort = 0;
     /** Seconds a local app behind an http proxy may take to start its response (then 504; >= 1). */
     public int vhostHTTPTimeout = 60;
+    /**
+     * Tunnel extension (frp has none): seconds a request body on the vhost HTTP port may go
+     * without a byte reaching the app; then both sides are closed (408 if the app has not answered; >= 1).
+     */
+    public int vhostHTTPBodyTimeout = 60;
     /** Domain under which clients may take {@code subdomain}s: subdomain "web" serves web.subDomainHost; "" = off. */
     public String subDomainHost = "";
     /** Shared port for {@code type = "tcpmux"} proxies: HTTP CONNECT routed by host; 0 = off. */

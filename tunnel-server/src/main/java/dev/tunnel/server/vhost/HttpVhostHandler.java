@@ -1,5 +1,7 @@
 package dev.tunnel.server.vhost;
 
+import static dev.tunnel.server.vhost.Outgoing.retryable;
+
 import dev.tunnel.protocol.ResetCode;
 import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.server.vhost.RouteTable.Entry;
@@ -56,7 +58,9 @@ import org.slf4j.LoggerFactory;
  * <h3>Errors</h3>
  * 400/414/431 for requests that cannot be parsed or routed (then closed), 404 for an unknown
  * host, 401 for failed auth, 502 when no connection to the app could be opened or it was reset
- * before a response, 504 after {@code vhostHTTPTimeout} without one ({@link Replies}).
+ * before a response, 504 after {@code vhostHTTPTimeout} without one ({@link Replies}). A body
+ * that is malformed or cut short by the visitor's FIN ({@link RequestDecoder}) is 400, one with
+ * no byte for {@code vhostHTTPBodyTimeout} 408; both close, and reset the app's connection.
  *
  * <p>Threading: runs on the connection's event loop, which is the loop of its current upstream.
  */
@@ -77,6 +81,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     private final Exchange exchange = new Exchange();
     private final Runnable headTimedOut = this::headTimedOut;
     private final Runnable responseTimedOut = this::responseTimedOut;
+    private final Runnable bodyTimedOut = this::bodyTimedOut;
     private ChannelHandlerContext ctx;
     private Replies replies;
     private ConnectionTimer timer;
@@ -87,14 +92,8 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     private boolean dispatching;
     /** The forwarding lines of this connection's visitor; made with the first routed request. */
     private ForwardingLines forwardingLines;
-    /**
-     * The request in flight while it may be sent again ({@link Outgoing#retryable}), else null; its
-     * spliced bytes, if any, held by a reference of their own: {@link #retryLength} of them at
-     * {@link #retryFrom} (sending moves the buffer's indices, never those bytes).
-     */
-    private Outgoing retry;
-    private int retryFrom;
-    private int retryLength;
+    /** The request in flight while it may be sent again. */
+    private final RetryHold retry = new RetryHold();
     /** The bytes of the head that the decoder hands on next ({@link RequestDecoder}); owned until then. */
     private RequestDecoder.HeadBytes headBytes;
 
@@ -333,7 +332,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
 
     /**
      * @param head  what to send (ownership passes)
-     * @param again the request is sent a second time, on a new connection ({@link #retry}): its
+     * @param again the request is sent a second time, on a new connection ({@link RetryHold}): its
      *              body (none) was forwarded already, so its end is sent here, as for a head
      *              that is the whole request ({@link Outgoing#whole})
      */
@@ -351,15 +350,14 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         exchange.dispatched(head.reusable(), head.headRequest());
         phase = Phase.BODY;
         Upstream up = upstreams.current();
-        retry = !again && up.reused() && head.retryable() ? head : null;
-        if (retry != null && head.spliced() != null) {
-            retryFrom = head.spliced().readerIndex();
-            retryLength = head.spliced().readableBytes();
-            head.spliced().retain();
+        if (!again && up.reused() && head.retryable()) {
+            retry.hold(head);
         }
         up.sendHead(head.encode(), head.spliced(), head.headRequest());
         if (again || head.whole()) {
             onBody(LastHttpContent.EMPTY_LAST_CONTENT);
+        } else {
+            timer.start(vhost.bodyTimeoutSeconds(), bodyTimedOut);
         }
         if (!dispatching) { // it waited: nothing was read meanwhile
             process();
@@ -368,17 +366,26 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     }
 
     private void onBody(HttpContent content) {
+        if (content.decoderResult().isFailure()) { // a malformed chunk, or the visitor's FIN inside the body
+            content.release();
+            endBody(replies.badBody(content.decoderResult().cause()));
+            return;
+        }
         boolean last = content instanceof LastHttpContent;
         upstreams.current().send(content);
-        if (last) {
-            exchange.requestDone = true;
-            if (exchange.responseDone) {
-                exchangeDone();
+        if (!last) {
+            timer.start(vhost.bodyTimeoutSeconds(), bodyTimedOut);
+            return;
+        }
+        exchange.requestDone = true;
+        if (exchange.responseDone) {
+            exchangeDone();
+        } else {
+            phase = Phase.RESPONSE;
+            if (exchange.responseStarted) {
+                timer.cancel();
             } else {
-                phase = Phase.RESPONSE;
-                if (!exchange.responseStarted) {
-                    timer.start(vhost.responseTimeoutSeconds(), responseTimedOut);
-                }
+                timer.start(vhost.responseTimeoutSeconds(), responseTimedOut);
             }
         }
     }
@@ -394,7 +401,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         }
         ChannelFuture lastWrite = null;
         String failure = null;
-        dropRetry(); // the app answered: whatever happens now, the request is not sent again
+        retry.drop(); // the app answered: whatever happens now, the request is not sent again
         for (Object part : parts) {
             if (failure != null) {
                 ReferenceCountUtil.release(part);
@@ -404,8 +411,8 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
                 log.debug("{} bad response from {}: {}", ctx.channel(), from, h.decoderResult().cause().toString());
                 failure = "its response could not be parsed";
             } else if (part instanceof ResponseHead head) {
-                if (exchange.responseHead(head)) {
-                    timer.cancel();
+                if (exchange.responseHead(head) && phase != Phase.BODY) {
+                    timer.cancel(); // the response timeout; the body's runs on
                 }
             } else if (part == ResponseReader.END) {
                 exchange.responseEnded();
@@ -433,7 +440,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         }
         if (phase == Phase.HEAD) {
             upstreams.end(false); // the app closed a kept-alive connection: the next request opens another
-        } else if (retry != null) {
+        } else if (retry.holding()) {
             sendAgain();
         } else if (!exchange.responseStarted) {
             failUpstream("it closed the connection without a response");
@@ -451,7 +458,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         if (phase == Phase.HEAD) {
             return;
         }
-        if (retry != null) {
+        if (retry.holding()) {
             sendAgain();
         } else if (!exchange.responseStarted) {
             badGateway(route, code == ResetCode.CONNECT_FAILED ? "the local app refused the connection (is it running?)"
@@ -488,8 +495,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
 
     /** Sends the request in flight again on a new connection: the reused one failed before answering. */
     private void sendAgain() {
-        Outgoing again = retry.again(retryFrom, retryLength);
-        dropRetry();
+        Outgoing again = retry.takeAgain();
         vhost.counters().retried.incrementAndGet();
         log.debug("{} {} closed before answering; sending the request again on a new connection", ctx.channel(),
                 HttpRoute.describe(route));
@@ -498,13 +504,6 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         Entry<HttpRoute> found = route;
         phase = Phase.OPENING;
         upstreams.forRoute(found, true, ok -> opened(again, found, ok, true));
-    }
-
-    private void dropRetry() {
-        if (retry != null) {
-            retry.release();
-            retry = null;
-        }
     }
 
     /** The app answered 101: from here the stream carries raw bytes both ways. */
@@ -522,6 +521,28 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
             upstreams.end(true);
             closing();
             replies.gatewayTimeout(route);
+        }
+    }
+
+    private void bodyTimedOut() {
+        if (phase == Phase.BODY) {
+            endBody(replies.bodyTimedOut());
+        }
+    }
+
+    /**
+     * Ends an exchange whose request body will not complete: the app's connection is reset (what
+     * it got is never taken for a whole body), and the visitor's closed after {@code page}, or
+     * without it once its response has begun.
+     */
+    private void endBody(FullHttpResponse page) {
+        upstreams.end(true);
+        if (exchange.responseStarted) {
+            page.release();
+            closing();
+            ctx.close();
+        } else {
+            answerAndClose(page);
         }
     }
 
@@ -593,7 +614,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     }
 
     private void releasePending() {
-        dropRetry();
+        retry.drop();
         ReferenceCountUtil.release(headBytes);
         headBytes = null;
         Object m;

@@ -7,11 +7,10 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.util.ReferenceCountUtil;
 
 /**
- * A routed request head on its way to the app ({@link HttpVhostHandler}): its bytes with the
- * forwarding lines added ({@code spliced}; owned) or the request to encode, and what the exchange
- * must know of it.
+ * A routed request head on its way to the app: its bytes with the forwarding lines added
+ * ({@code spliced}; owned) or the request to encode, and what the exchange must know of it.
  *
- * <p>Threading: the public connection's event loop.
+ * <p>Threading: the public connection's event loop ({@link HttpVhostHandler}).
  *
  * @param reusable    the connection to the app stays reusable after it ({@link Exchange#reusableAfter})
  * @param headRequest a HEAD request: its answer has no body
@@ -19,8 +18,8 @@ import io.netty.util.ReferenceCountUtil;
  * @param whole       the head is the whole request ({@link PlainRequest}): no body part, not
  *                    even an empty last one, follows it
  */
-record Outgoing(HttpRequest encode, ByteBuf spliced, boolean headRequest, boolean reusable, boolean retryable,
-                boolean whole) {
+record Outgoing(HttpRequest encode, ByteBuf spliced, boolean headRequest, boolean reusable,
+                boolean retryable, boolean whole) {
     /**
      * Whether {@code request} may be sent again on a new connection when the reused one it went on
      * fails before any byte of an answer (the app closed it while it was idle), as Go's
@@ -31,7 +30,6 @@ record Outgoing(HttpRequest encode, ByteBuf spliced, boolean headRequest, boolea
                 && HttpUtil.getContentLength(request, 0L) == 0;
     }
 
-    /** Whether a request of method {@code m} without a body may be sent again ({@link #retryable(HttpRequest)}). */
     static boolean retryable(HttpMethod m) {
         return HttpMethod.GET.equals(m) || HttpMethod.HEAD.equals(m) || HttpMethod.OPTIONS.equals(m)
                 || HttpMethod.TRACE.equals(m);

@@ -9,12 +9,13 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpResponseStatus;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The answers a vhost connection gives itself rather than an app's: its pages (404, 401, 400,
- * 502, 504) encoded by Netty's encoder ({@link ResponseHeadEncoder}) and written to the visitor,
+ * 408, 502, 504) encoded by Netty's encoder ({@link ResponseHeadEncoder}) and written to the visitor,
  * with the gateway errors counted and logged once per burst with the proxy; and the closes that
  * wait for what was written before them.
  *
@@ -60,6 +61,28 @@ final class Replies {
         GATEWAY_LOG.warn("{} 504 for {}: no response within {} s (vhostHTTPTimeout)", ctx.channel(),
                 HttpRoute.describe(route), vhost.responseTimeoutSeconds());
         sendAndClose(vhost.pages().gatewayTimeout(ctx.alloc()));
+    }
+
+    /**
+     * 400 for a request body that cannot be read: a malformed chunk, or cut short by the visitor's
+     * FIN. Not counted when the visitor closed altogether (an upload it gave up on).
+     */
+    FullHttpResponse badBody(Throwable cause) {
+        if (ctx.channel().isActive()) {
+            vhost.counters().badRequests.incrementAndGet();
+            log.debug("{} bad request body (400): {}", ctx.channel(), cause.toString());
+        }
+        return ErrorPages.badRequest(ctx.alloc(), HttpResponseStatus.BAD_REQUEST,
+                "The request body could not be read: it is malformed, or ended before its announced end.");
+    }
+
+    /** 408 for a request body of which no byte came within {@code vhostHTTPBodyTimeout}. */
+    FullHttpResponse bodyTimedOut() {
+        vhost.counters().slowBodies.incrementAndGet();
+        log.debug("{} closing: no byte of the request body within {} s (vhostHTTPBodyTimeout)", ctx.channel(),
+                vhost.bodyTimeoutSeconds());
+        return ErrorPages.badRequest(ctx.alloc(), HttpResponseStatus.REQUEST_TIMEOUT,
+                "The request body stopped arriving before its end.");
     }
 
     /** Closes once everything written so far has gone out. */

@@ -2,7 +2,11 @@ package dev.tunnel.server.vhost;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.DefaultByteBufHolder;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.PrematureChannelClosureException;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
@@ -87,6 +91,24 @@ final class RequestDecoder extends HttpRequestDecoder {
         }
         split = false;
         atHead = out.get(out.size() - 1) instanceof LastHttpContent;
+    }
+
+    /**
+     * At the visitor's FIN, a request whose body has not ended (fewer bytes than its
+     * {@code Content-Length}, or a chunked body without its last chunk) gets a failed last part:
+     * Netty's decoder drops such a request silently, and the vhost would wait for the rest.
+     */
+    @Override
+    protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
+        super.decodeLast(ctx, in, out);
+        boolean ended = !out.isEmpty() && out.get(out.size() - 1) instanceof LastHttpContent;
+        if (!atHead && !ended) {
+            atHead = true;
+            LastHttpContent cut = new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER);
+            cut.setDecoderResult(DecoderResult.failure(
+                    new PrematureChannelClosureException("the visitor closed its side before the end of the request body")));
+            out.add(cut);
+        }
     }
 
     /** The bytes the decoder skips before a request line (ASCII controls and whitespace). */

@@ -2,6 +2,7 @@ package dev.tunnel.server.vhost;
 
 import dev.tunnel.protocol.mux.StreamHandler;
 import dev.tunnel.protocol.relay.RelayCounter;
+import dev.tunnel.runtime.BurstLog;
 import dev.tunnel.server.proxy.AppConnection;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
@@ -14,6 +15,7 @@ import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.LoggerFactory;
 
 /**
  * One connection to a proxy's local app (a stream, or a work connection in pool mode), carrying
@@ -34,6 +36,8 @@ import java.util.concurrent.RejectedExecutionException;
  * {@link #detach} ends its use: FIN to the app, whatever still arrives is dropped (with its
  * credit returned, so the connection can finish). A parked connection is dropped from its pool
  * and ended when the app closes or resets it, or sends anything (no request is outstanding).
+ * Bytes beyond the response asked for ({@link AskedResponses}) never reach a visitor: they are
+ * dropped and the connection reset, with a line in the log once per burst.
  *
  * <p>Threading: every method runs on the connection's loop, where the public connection is
  * registered while it uses this upstream.
@@ -41,6 +45,7 @@ import java.util.concurrent.RejectedExecutionException;
 final class Upstream implements StreamHandler {
     /** Largest response head accepted from a local app (status line and headers). */
     static final int MAX_RESPONSE_HEAD = 64 * 1024;
+    private static final BurstLog UNASKED_LOG = new BurstLog(LoggerFactory.getLogger(HttpVhostHandler.class));
 
     /** Receives what the upstream produces; the public connection's handler. */
     interface Listener {
@@ -61,6 +66,7 @@ final class Upstream implements StreamHandler {
     final AppConnection conn;
     private final RequestEncoder requests = new RequestEncoder();
     private final ResponseReader responses;
+    private final AskedResponses asked = new AskedResponses();
     private final List<Object> parts = new ArrayList<>(4);
     private final List<Object> encoded = new ArrayList<>(3);
     private final RelayCounter traffic;
@@ -170,6 +176,7 @@ final class Upstream implements StreamHandler {
      */
     void sendHead(HttpRequest head, ByteBuf spliced, boolean headRequest) {
         requestCount++;
+        asked.requestSent();
         if (spliced == null) {
             send(head);
             return;
@@ -254,8 +261,10 @@ final class Upstream implements StreamHandler {
             data.release();
             conn.consumed(bytes);
             if (parked) {
+                unasked();
                 unpark(true); // bytes no request asked for: the connection is out of step
             } else if (!detached) {
+                unasked();
                 detach(true); // likewise, while it moves to its next user (who opens another)
             }
             return;
@@ -263,10 +272,24 @@ final class Upstream implements StreamHandler {
         traffic.written(bytes);
         responses.read(data, parts);
         try {
+            if (asked.cut(parts, responses)) {
+                unasked();
+                detach(true); // what it delivered before passes on; the next request opens another
+                if (parts.isEmpty()) {
+                    conn.consumed(bytes);
+                    return;
+                }
+            }
             listener.onResponse(this, parts, bytes);
         } finally {
             parts.clear();
         }
+    }
+
+    private void unasked() {
+        UNASKED_LOG.warn("{} (visitor {}) sent bytes beyond the response it was asked for: dropped, connection "
+                + "reset (does the app answer a request twice, or write on an idle keep-alive connection?)", this,
+                ctx == null ? "none" : ctx.channel());
     }
 
     @Override

@@ -9,9 +9,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * @param responseTimeoutSeconds {@code vhostHTTPTimeout}: how long a local app may take to start its response
  * @param headTimeoutSeconds     how long a request head (or a ClientHello) may take to arrive, and
  *                               how long a keep-alive connection may stay idle
+ * @param bodyTimeoutSeconds     {@code vhostHTTPBodyTimeout}: how long a request body may go without a
+ *                               byte reaching the app (then 408, or a close once the response started)
  */
 public record VhostSettings(RouteTable<HttpRoute> httpRoutes, RouteTable<VhostTarget> httpsRoutes, ErrorPages pages,
-                           int responseTimeoutSeconds, int headTimeoutSeconds, Counters counters) {
+                           int responseTimeoutSeconds, int headTimeoutSeconds, int bodyTimeoutSeconds,
+                           Counters counters) {
 
     /** Longest request line accepted (longer: 414). */
     public static final int MAX_REQUEST_LINE = 8 * 1024;
@@ -26,6 +29,8 @@ public record VhostSettings(RouteTable<HttpRoute> httpRoutes, RouteTable<VhostTa
     public static final class Counters {
         public final AtomicLong badRequests = new AtomicLong();
         public final AtomicLong slowHeads = new AtomicLong();
+        /** Request bodies ended after {@code vhostHTTPBodyTimeout} without a byte. */
+        public final AtomicLong slowBodies = new AtomicLong();
         public final AtomicLong notFound = new AtomicLong();
         public final AtomicLong unauthorized = new AtomicLong();
         public final AtomicLong badGateway = new AtomicLong();

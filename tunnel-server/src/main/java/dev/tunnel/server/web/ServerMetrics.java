@@ -45,7 +45,7 @@ import java.util.Map;
  * {@code no_association}; see {@code UdpDrops.Reason}).
  *
  * <p>The vhost ports': {@code tunnel_server_vhost_errors_total{port,reason}} (port {@code http}:
- * {@code bad_request}, {@code slow_head}, {@code not_found}, {@code unauthorized},
+ * {@code bad_request}, {@code slow_head}, {@code slow_body}, {@code not_found}, {@code unauthorized},
  * {@code bad_gateway}, {@code gateway_timeout}; port {@code https}: {@code tls_unrouted}),
  * {@code tunnel_server_vhost_upstreams_total{port,how}} ({@code opened} or {@code reused}
  * connections to apps) and {@code tunnel_server_vhost_retried_requests_total{port}}.
@@ -133,6 +133,7 @@ final class ServerMetrics {
             Map<String, Long> reasons = port.equals("https")
                     ? Map.of("tls_unrouted", c.tlsUnrouted.get())
                     : Map.of("bad_request", c.badRequests.get(), "slow_head", c.slowHeads.get(),
+                            "slow_body", c.slowBodies.get(),
                             "not_found", c.notFound.get(), "unauthorized", c.unauthorized.get(),
                             "bad_gateway", c.badGateway.get(), "gateway_timeout", c.gatewayTimeout.get());
             new TreeMap<>(reasons).forEach((reason, n) -> vhostAnswered.dataPoint(

@@ -246,6 +246,7 @@ class ServerConfigTest {
                 vhostHTTPPort = 80
                 vhostHTTPSPort = 443
                 vhostHTTPTimeout = 30
+                vhostHTTPBodyTimeout = 20
                 subDomainHost = "frps.com"
                 [[users]]
                 name = "alice"
@@ -255,6 +256,7 @@ class ServerConfigTest {
         assertThat(cfg.vhostHTTPPort).isEqualTo(80);
         assertThat(cfg.vhostHTTPSPort).isEqualTo(443);
         assertThat(cfg.vhostHTTPTimeout).isEqualTo(30);
+        assertThat(cfg.vhostHTTPBodyTimeout).isEqualTo(20);
         assertThat(cfg.subDomainHost).isEqualTo("frps.com");
         assertThat(cfg.users.get(0).allowDomains).containsExactly("alice.dev", "*.alice.dev");
         assertThat(parse("").vhostHTTPPort).as("off unless set, as in frp").isZero();
@@ -269,16 +271,18 @@ class ServerConfigTest {
                 vhostHTTPTimeout = 0
                 subDomainHost = "*.frps.com"
                 custom404Page = "missing-404.html"
+                vhostHTTPBodyTimeout = -1
                 [[users]]
                 name = "alice"
                 token = "t"
                 allowDomains = ["a..b"]
-                """)).hasSize(6).contains(
+                """)).hasSize(7).contains(
                 "s.toml:2: vhostHTTPPort: 7000 is also bindPort (expected: another port)",
                 "s.toml:3: vhostHTTPSPort: 70000 (expected: 0-65535)",
                 "s.toml:4: vhostHTTPTimeout: 0 (expected: 1 or more)",
                 "s.toml:5: subDomainHost: \"*.frps.com\" (expected a domain without wildcard, such as example.com)",
-                "s.toml:10: users[0].allowDomains[0]: \"a..b\" has an empty or over-long label (expected labels of 1-63 characters)")
+                "s.toml:7: vhostHTTPBodyTimeout: -1 (expected: 1 or more)",
+                "s.toml:11: users[0].allowDomains[0]: \"a..b\" has an empty or over-long label (expected labels of 1-63 characters)")
                 .anySatisfy(m -> assertThat(m).startsWith("s.toml:6: custom404Page: file \"missing-404.html\" does not exist"));
     }
 

@@ -43,7 +43,7 @@ final class VhostHarness implements AutoCloseable {
     }
 
     VhostHarness(ErrorPages pages, int responseTimeoutSeconds) {
-        settings = new VhostSettings(httpRoutes, httpsRoutes, pages, responseTimeoutSeconds, 60,
+        settings = new VhostSettings(httpRoutes, httpsRoutes, pages, responseTimeoutSeconds, 60, 60,
                 new VhostSettings.Counters());
         server = new MuxSession(true, MuxSettings.defaults(), null);
         MuxSession client = new MuxSession(false, MuxSettings.defaults(),

@@ -88,6 +88,7 @@ public final class VhostProxyType implements ServerProxyType {
                     cfg.vhostHTTPPort + " is also bindPort (expected: another port)");
         }
         checks.atLeast("vhostHTTPTimeout", cfg.vhostHTTPTimeout, 1);
+        checks.atLeast("vhostHTTPBodyTimeout", cfg.vhostHTTPBodyTimeout, 1);
         if (cfg.subDomainHost != null && !cfg.subDomainHost.isEmpty()) {
             String problem = cfg.subDomainHost.startsWith("*") ? "\"" + cfg.subDomainHost + "\" (expected a domain"
                     + " without wildcard, such as example.com)" : HostNames.problem(cfg.subDomainHost);
@@ -119,7 +120,7 @@ public final class VhostProxyType implements ServerProxyType {
         VhostSettings.Counters counters = new VhostSettings.Counters();
         environment.stats().vhostPort(https ? "https" : "http", counters);
         VhostSettings settings = new VhostSettings(vhosts.httpRoutes(), vhosts.httpsRoutes(), new ErrorPages(custom404),
-                config.vhostHTTPTimeout, VhostSettings.HEAD_TIMEOUT_SECONDS, counters);
+                config.vhostHTTPTimeout, VhostSettings.HEAD_TIMEOUT_SECONDS, config.vhostHTTPBodyTimeout, counters);
         listeners = VhostListeners.bind(environment.workers(), config.effectiveProxyBindAddr(), https ? 0 : port,
                 https ? port : 0, settings, environment.publicConns(), Listeners.BACKLOG);
     }
