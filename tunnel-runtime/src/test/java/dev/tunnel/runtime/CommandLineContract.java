@@ -77,6 +77,17 @@ public abstract class CommandLineContract {
                 .doesNotContain("\tat ");
     }
 
+    @Test
+    void verifyNamesAnEmptyCredentialOnAWebServerBeyondLoopback(@TempDir Path dir) throws Exception {
+        Path noPassword = Files.writeString(dir.resolve("a.toml"), validConfig
+                + "[webServer]\naddr = \"0.0.0.0\"\nport = 7500\nuser = \"admin\"\npassword = \"\"\n");
+        assertThat(verifyErrors("-c", noPassword)).contains(noPassword + ":4: webServer.addr: \"0.0.0.0\" is not a loopback"
+                + " address, so webServer.user and webServer.password must be set (webServer.password is empty");
+        Path noUser = Files.writeString(dir.resolve("b.toml"), validConfig
+                + "webServer.addr = \"::\"\nwebServer.port = 7500\nwebServer.password = \"s3cret\"\n");
+        assertThat(verifyErrors("-c", noUser)).contains("\"::\" is not a loopback address").contains("webServer.user is empty");
+    }
+
     /** Runs {@code verify}, expects exit code 1 and returns what it printed to stderr. */
     private String verifyErrors(String option, Path file) {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
