@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tunnel.client.admin.AdminApi;
 import dev.tunnel.client.admin.AdminControl;
+import dev.tunnel.client.admin.IdleControl;
 import dev.tunnel.protocol.transport.Transports;
 import dev.tunnel.web.WebServer;
 import dev.tunnel.web.WebSettings;
@@ -38,16 +39,7 @@ class AdminConfigLimitsTest {
     @BeforeEach
     void start() throws Exception {
         file = Files.writeString(dir.resolve("client.toml"), VALID);
-        AdminControl control = new AdminControl() {
-            @Override
-            public List<ProxyState> status() {
-                return List.of();
-            }
-
-            @Override
-            public void stop() {
-            }
-        };
+        AdminControl control = new IdleControl();
         group = Transports.newGroup(1, "admin-limits-test");
         web = WebServer.start(new WebSettings("127.0.0.1", 0, "", "", null, null),
                 new AdminApi(control, null, file, ClientAdmin::check).routes(), group, Transports.serverChannel(),
