@@ -84,7 +84,7 @@ final class ClientAdmin implements AdminControl, AutoCloseable {
     }
 
     /** Null when {@code toml} is a valid client config, else every error. */
-    private static String check(String toml) {
+    static String check(String toml) {
         try {
             ClientConfig.parse(toml, "request body", System::getenv);
             return null;

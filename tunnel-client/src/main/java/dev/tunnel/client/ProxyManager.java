@@ -256,7 +256,7 @@ final class ProxyManager {
         Options options = withCommonKeys(type.options(config), config);
         LocalDialer dialer;
         if (config.plugin != null) {
-            LocalPlugin plugin = LocalPlugins.start(config.plugin, group);
+            LocalPlugin plugin = LocalPlugins.start(config.name, config.plugin, group);
             plugins.put(config.name, plugin);
             dialer = plugin.dialer();
         } else {

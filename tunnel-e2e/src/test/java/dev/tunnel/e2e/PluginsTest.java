@@ -42,6 +42,9 @@ class PluginsTest {
         proxy.name = name;
         proxy.plugin = new PluginConfig();
         proxy.plugin.type = type;
+        if (type.equals("http_proxy") || type.equals("socks5")) {
+            proxy.plugin.allowDestinations = java.util.List.of("127.0.0.1"); // the test targets listen on loopback
+        }
         return proxy;
     }
 

@@ -20,9 +20,18 @@ import java.util.function.Function;
  * {@code config.jackson}) runs in a {@link ThrowawayLoader}, so that its classes are unloaded
  * after start-up, unless a reloading process holds it ({@link #holdParser()}).
  *
+ * <h3>Limits</h3>
+ * Whatever the source (a file, a reload, {@code PUT /api/config}), a config of more than
+ * {@value #MAX_BYTES} bytes or nested deeper than {@value KeyLocator#MAX_DEPTH} levels is refused
+ * with one error before the parser sees it, so a hostile or broken file costs neither the
+ * memory to hold it nor a stack to parse it.
+ *
  * @param <T> the config class: public mutable fields, a no-argument constructor, one nested class per table
  */
 public final class ConfigLoader<T> {
+
+    /** The largest config accepted, in bytes (1 MiB: real ones are a few KiB). */
+    public static final int MAX_BYTES = 1024 * 1024;
 
     private static final String JACKSON_SIDE = "dev.tunnel.config.jackson.";
     private static final String BINDER = JACKSON_SIDE + "JacksonBinder";
@@ -50,7 +59,16 @@ public final class ConfigLoader<T> {
      * @param env               environment lookup for templates, null for unset variables
      */
     public T parse(String toml, String fileNameForErrors, Function<String, String> env) throws ConfigException {
+        long size = utf8Length(toml);
+        if (size > MAX_BYTES) {
+            throw tooLarge(fileNameForErrors, size);
+        }
         KeyLocator locator = KeyLocator.scan(toml);
+        KeyLocator.Nesting deep = locator.tooDeep();
+        if (deep != null) {
+            throw single(fileNameForErrors, deep.line(), "values nested " + deep.depth() + " levels deep, over the limit of "
+                    + KeyLocator.MAX_DEPTH + " (each key segment, array and inline table is one level)");
+        }
         ConfigErrors errors = new ConfigErrors(fileNameForErrors, locator);
         TomlBinder binder = binder();
         EnvTemplate templates = new EnvTemplate(env);
@@ -88,17 +106,35 @@ public final class ConfigLoader<T> {
 
     private static String read(Path file) throws ConfigException {
         try {
+            long size = Files.size(file);
+            if (size > MAX_BYTES) {
+                throw tooLarge(file.toString(), size); // before reading it: the size alone decides
+            }
             return Files.readString(file, StandardCharsets.UTF_8);
         } catch (NoSuchFileException e) {
-            throw single(file, "file not found (looked in " + file.toAbsolutePath().normalize() + ")");
+            throw single(file.toString(), 0, "file not found (looked in " + file.toAbsolutePath().normalize() + ")");
         } catch (MalformedInputException e) {
-            throw single(file, "file is not valid UTF-8 text");
+            throw single(file.toString(), 0, "file is not valid UTF-8 text");
         } catch (IOException e) {
-            throw single(file, "cannot read file: " + e);
+            throw single(file.toString(), 0, "cannot read file: " + e);
         }
     }
 
-    private static ConfigException single(Path file, String message) {
-        return new ConfigException(List.of(new ConfigError(file.toString(), 0, "", message)));
+    private static ConfigException tooLarge(String file, long size) {
+        return single(file, 0, "config is " + size + " bytes, over the limit of " + MAX_BYTES + " (1 MiB)");
+    }
+
+    /** The UTF-8 size of {@code text}. */
+    private static long utf8Length(String text) {
+        long bytes = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : Character.isSurrogate(c) ? 2 : 3;
+        }
+        return bytes;
+    }
+
+    private static ConfigException single(String file, int line, String message) {
+        return new ConfigException(List.of(new ConfigError(file, line, "", message)));
     }
 }

@@ -14,8 +14,15 @@ import java.util.Map;
  * and arrays. It is meant for text the TOML parser has accepted; on anything it does not
  * understand it skips to the next line. Best effort: a path it never saw maps to the line of its
  * nearest enclosing table, or 0.
+ *
+ * <p>It also bounds how deep a file nests, so that neither this scan nor the parser and binder
+ * after it recurse without bound: every key segment, array and inline table is one level, and the
+ * scan stops at the first value deeper than {@value #MAX_DEPTH} levels ({@link #tooDeep()}).
  */
 public final class KeyLocator {
+
+    /** The deepest nesting a config file may have; real ones need about 6 ({@code proxies[0].plugin.requestHeaders.set.X}). */
+    public static final int MAX_DEPTH = 32;
 
     private final Map<String, Integer> lines = new HashMap<>();
     private final Map<String, Integer> arrayCounts = new HashMap<>();
@@ -24,6 +31,25 @@ public final class KeyLocator {
     private final String s;
     private int pos;
     private int line = 1;
+    private Nesting tooDeep;
+    /** Key segments in the last table header ({@code [a."b.c".d]} has 3): the depth of its keys. */
+    private int headerDepth;
+
+    /**
+     * Where a file first nests deeper than {@link #MAX_DEPTH}.
+     *
+     * @param line  1-based line of the value that went past the limit
+     * @param depth how deep that value goes, measured from there on
+     */
+    public record Nesting(int line, int depth) {
+    }
+
+    /** Thrown inside the scan when the nesting limit is passed; {@link #scan} stops there. */
+    private static final class TooDeep extends RuntimeException {
+        TooDeep() {
+            super(null, null, false, false);
+        }
+    }
 
     private KeyLocator(String text) {
         this.s = text;
@@ -38,6 +64,11 @@ public final class KeyLocator {
             // Best effort: keep what was found before the text stopped making sense to us.
         }
         return locator;
+    }
+
+    /** Where the text nests deeper than {@link #MAX_DEPTH} levels, or null when it does not. */
+    public Nesting tooDeep() {
+        return tooDeep;
     }
 
     /** The 1-based line where {@code keyPath} (or else its nearest enclosing table) is defined, 0 if unknown. */
@@ -65,6 +96,7 @@ public final class KeyLocator {
 
     private void document() {
         String table = "";
+        int tableDepth = 0;
         while (pos < s.length()) {
             char c = s.charAt(pos);
             if (c == ' ' || c == '\t' || c == '\r') {
@@ -75,9 +107,10 @@ public final class KeyLocator {
                 skipToEol();
             } else if (c == '[') {
                 table = header();
+                tableDepth = headerDepth;
                 skipToEol();
             } else {
-                keyValue(table, true);
+                keyValue(table, tableDepth, true);
                 skipToEol();
             }
         }
@@ -87,6 +120,8 @@ public final class KeyLocator {
         boolean array = s.startsWith("[[", pos);
         pos += array ? 2 : 1;
         List<String> key = key();
+        headerDepth = key.size();
+        checkDepth(headerDepth);
         StringBuilder path = new StringBuilder();
         for (int i = 0; i < key.size(); i++) {
             if (path.length() > 0) {
@@ -107,12 +142,14 @@ public final class KeyLocator {
         return resolved;
     }
 
-    /** Parses {@code key = value}; records every prefix of the key under {@code prefix}. */
-    private void keyValue(String prefix, boolean topLevel) {
+    /** Parses {@code key = value}; records every prefix of the key under {@code prefix}, {@code depth} levels deep. */
+    private void keyValue(String prefix, int depth, boolean topLevel) {
         List<String> key = key();
         if (key.isEmpty()) {
             return;
         }
+        int valueDepth = depth + key.size();
+        checkDepth(valueDepth);
         skipBlanks();
         if (pos >= s.length() || s.charAt(pos) != '=') {
             return;
@@ -127,7 +164,7 @@ public final class KeyLocator {
             duplicates.add(path);
             duplicateLines.put(path, line);
         }
-        value(path);
+        value(path, valueDepth);
     }
 
     private List<String> key() {
@@ -159,7 +196,7 @@ public final class KeyLocator {
         }
     }
 
-    private void value(String path) {
+    private void value(String path, int depth) {
         skipBlanks();
         if (pos >= s.length()) {
             return;
@@ -169,9 +206,10 @@ public final class KeyLocator {
         if (c == '"' || c == '\'') {
             quoted(c);
         } else if (c == '[') {
-            array(path);
+            checkDepth(depth + 1);
+            array(path, depth + 1);
         } else if (c == '{') {
-            inlineTable(path);
+            inlineTable(path, depth);
         } else {
             while (pos < s.length() && ",]}\n#".indexOf(s.charAt(pos)) < 0) {
                 pos++;
@@ -179,7 +217,7 @@ public final class KeyLocator {
         }
     }
 
-    private void array(String path) {
+    private void array(String path, int depth) {
         pos++;
         int index = 0;
         while (true) {
@@ -192,7 +230,7 @@ public final class KeyLocator {
                 return;
             }
             int before = pos;
-            value(path + '[' + index + ']');
+            value(path + '[' + index + ']', depth);
             skipBlanksNewlinesComments();
             if (pos < s.length() && s.charAt(pos) == ',') {
                 pos++;
@@ -203,7 +241,7 @@ public final class KeyLocator {
         }
     }
 
-    private void inlineTable(String path) {
+    private void inlineTable(String path, int depth) {
         pos++;
         while (true) {
             skipBlanks();
@@ -215,7 +253,7 @@ public final class KeyLocator {
                 return;
             }
             int before = pos;
-            keyValue(path, false);
+            keyValue(path, depth, false);
             skipBlanks();
             if (pos < s.length() && s.charAt(pos) == ',') {
                 pos++;
@@ -223,6 +261,41 @@ public final class KeyLocator {
                 return;
             }
         }
+    }
+
+    /** Stops the scan when a value {@code depth} levels deep is past {@link #MAX_DEPTH}. */
+    private void checkDepth(int depth) {
+        if (depth > MAX_DEPTH) {
+            tooDeep = new Nesting(line, depth + bracketsBelow());
+            throw new TooDeep();
+        }
+    }
+
+    /**
+     * How many more levels of arrays and inline tables open from here before they close again,
+     * counted in one loop (no recursion, whatever the depth), skipping strings and comments.
+     */
+    private int bracketsBelow() {
+        int open = 0;
+        int deepest = 0;
+        while (pos < s.length() && open >= 0) {
+            char c = s.charAt(pos);
+            if (c == '"' || c == '\'') {
+                quoted(c);
+                continue;
+            }
+            if (c == '#') {
+                skipToEol();
+                continue;
+            }
+            if (c == '[' || c == '{') {
+                deepest = Math.max(deepest, ++open);
+            } else if (c == ']' || c == '}') {
+                open--;
+            }
+            pos++;
+        }
+        return Math.max(0, deepest - 1);
     }
 
     /** Reads a basic or literal string, single- or multi-line, and returns its raw content. */

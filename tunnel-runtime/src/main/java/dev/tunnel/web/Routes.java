@@ -82,7 +82,11 @@ public final class Routes {
                 if (path[i].isEmpty()) {
                     return null;
                 }
-                params.put(t.substring(1, t.length() - 1), QueryStringDecoder.decodeComponent(path[i]));
+                try {
+                    params.put(t.substring(1, t.length() - 1), QueryStringDecoder.decodeComponent(path[i]));
+                } catch (IllegalArgumentException malformed) {
+                    return null; // "%zz" names nothing
+                }
             } else if (!t.equals(path[i])) {
                 return null;
             }

@@ -29,6 +29,9 @@ import org.slf4j.LoggerFactory;
  * finds the route and writes what its endpoint returns. Unknown paths get 404 only after the
  * credentials are checked, so a caller without them learns nothing about the routes.
  *
+ * <p>Every request gets an answer: an endpoint that throws, even an {@link Error}, gives 500 and
+ * one ERROR line naming the caller, the route and the exception.
+ *
  * <p>Threading: runs on the connection's event loop; state-changing endpoints run on
  * {@code blocking} and their answer is written from there (Netty hands the write to the loop).
  */
@@ -48,6 +51,15 @@ final class WebHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
+        try {
+            answer(ctx, req);
+        } catch (RuntimeException | Error e) {
+            logFailure(ctx, req.method(), req.uri(), e);
+            send(ctx, internalError(e), false);
+        }
+    }
+
+    private void answer(ChannelHandlerContext ctx, FullHttpRequest req) {
         boolean keepAlive = HttpUtil.isKeepAlive(req);
         if (req.decoderResult().isFailure()) {
             send(ctx, WebResponse.text(HttpResponseStatus.BAD_REQUEST, "malformed request"), false);
@@ -84,7 +96,7 @@ final class WebHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         WebRequest request = new WebRequest(req.method(), rawPath, match.params(), uri.parameters(),
                 req.headers().copy(), ByteBufUtil.getBytes(req.content()));
         if (!match.route().changesState()) {
-            send(ctx, call(match.route().endpoint(), request), keepAlive);
+            send(ctx, call(ctx, match.route().endpoint(), request), keepAlive);
             return;
         }
         String refused = CrossSiteGuard.refuseChange(req.headers());
@@ -96,7 +108,7 @@ final class WebHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         ctx.channel().config().setAutoRead(false); // one request at a time: the next waits for this answer
         try {
             blocking.execute(() -> {
-                WebResponse response = call(match.route().endpoint(), request);
+                WebResponse response = call(ctx, match.route().endpoint(), request);
                 ctx.executor().execute(() -> {
                     send(ctx, response, keepAlive);
                     ctx.channel().config().setAutoRead(true);
@@ -107,13 +119,29 @@ final class WebHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         }
     }
 
-    private static WebResponse call(Endpoint endpoint, WebRequest request) {
+    /**
+     * Runs the endpoint; whatever it throws (an Error too: a call that dies must still be
+     * answered, or the connection waits for ever with reading off) becomes a 500 and one log line.
+     */
+    private static WebResponse call(ChannelHandlerContext ctx, Endpoint endpoint, WebRequest request) {
         try {
             return endpoint.handle(request);
-        } catch (Exception e) {
-            log.warn("{} {} failed: {}", request.method(), request.path(), e.toString());
-            return WebResponse.text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error: " + e.getMessage());
+        } catch (Exception | Error e) {
+            logFailure(ctx, request.method(), request.path(), e);
+            return internalError(e);
         }
+    }
+
+    /** One line, at ERROR: a route that fails is a bug to report; the frame it failed in says where. */
+    private static void logFailure(ChannelHandlerContext ctx, HttpMethod method, String path, Throwable e) {
+        StackTraceElement[] trace = e.getStackTrace();
+        log.error("{} {} {} failed: {}{}", ctx.channel().remoteAddress(), method, path, e,
+                trace.length == 0 ? "" : " (at " + trace[0] + ")");
+    }
+
+    private static WebResponse internalError(Throwable e) {
+        return WebResponse.text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error: " + e.getClass().getSimpleName()
+                + (e.getMessage() == null ? "" : ": " + e.getMessage()));
     }
 
     private static void send(ChannelHandlerContext ctx, WebResponse response, boolean keepAlive) {

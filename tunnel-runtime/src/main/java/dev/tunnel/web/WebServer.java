@@ -37,7 +37,9 @@ public final class WebServer implements AutoCloseable {
     }
 
     /**
-     * Binds {@code settings.addr():settings.port()}; throws with the address when it cannot.
+     * Binds {@code settings.addr():settings.port()}; throws with the address when it cannot, and
+     * refuses an address beyond loopback without both credentials ({@link WebSettings#refusal}),
+     * judged on the address the name resolves to, the one bound.
      *
      * @param group         the loops to run on (the tunnel's own)
      * @param channelClass  the transport's server channel (epoll, io_uring or NIO, as the tunnel uses)
@@ -45,6 +47,11 @@ public final class WebServer implements AutoCloseable {
      */
     public static WebServer start(WebSettings settings, Routes routes, EventLoopGroup group,
                                   Class<? extends ServerChannel> channelClass, String what) {
+        InetSocketAddress address = new InetSocketAddress(settings.addr(), settings.port());
+        String refusal = settings.refusal("webServer", address.getAddress() != null && address.getAddress().isLoopbackAddress());
+        if (refusal != null) {
+            throw new IllegalStateException("refusing to start " + what + ": webServer.addr " + refusal);
+        }
         SslContext ssl = settings.tls()
                 ? TlsContexts.server(new TlsFiles(Path.of(settings.certFile()), Path.of(settings.keyFile()), null))
                 : null;
@@ -61,7 +68,7 @@ public final class WebServer implements AutoCloseable {
                     .option(ChannelOption.SO_REUSEADDR, true)
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childHandler(new WebInitializer(ssl, routes, auth, blocking))
-                    .bind(settings.addr(), settings.port()).syncUninterruptibly().channel();
+                    .bind(address).syncUninterruptibly().channel();
             InetSocketAddress bound = (InetSocketAddress) listener.localAddress();
             String host = bound.getAddress() instanceof Inet6Address ? "[" + bound.getHostString() + "]" : bound.getHostString();
             log.info("{} listening on {}://{}:{}/{}", what, ssl == null ? "http" : "https", host, bound.getPort(),

@@ -12,7 +12,7 @@ public class WebServerConfig {
     public String addr = "127.0.0.1";
     /** Port to listen on; 0 = no web server. */
     public int port = 0;
-    /** User for HTTP basic auth; empty with an empty password = no auth (loopback only). */
+    /** User for HTTP basic auth; empty with an empty password = no auth (loopback only: beyond it both must be set). */
     public String user = "";
     /** Password for HTTP basic auth. */
     public String password = "";
@@ -49,12 +49,13 @@ public class WebServerConfig {
         checks.together(prefix + ".tls.certFile", tls.certFile, prefix + ".tls.keyFile", tls.keyFile);
         checks.readableFile(prefix + ".tls.certFile", tls.certFile);
         checks.readableFile(prefix + ".tls.keyFile", tls.keyFile);
-        if (addr != null && !addr.isBlank() && !settings().authRequired()) {
-            checks.check(isLoopback(addr), prefix + ".addr", "\"" + addr + "\" is not a loopback address, so "
-                    + prefix + ".user and " + prefix + ".password must be set (anyone who reaches it could use it)");
+        if (addr != null && !addr.isBlank()) {
+            String refusal = settings().refusal(prefix, isLoopback(addr));
+            checks.check(refusal == null, prefix + ".addr", refusal);
         }
     }
 
+    /** Whether {@code addr} is loopback, judged without resolving a host name (only "localhost" is taken as one). */
     private static boolean isLoopback(String addr) {
         if (addr.equalsIgnoreCase("localhost")) {
             return true;

@@ -59,17 +59,49 @@ public abstract class CommandLineContract {
     @Test
     void verifyListsEveryErrorAndExitsOne(@TempDir Path dir) throws Exception {
         Path file = Files.writeString(dir.resolve("config.toml"), invalidConfig);
+        assertThat(verifyErrors("--config", file)).contains(invalidConfigMentions);
+    }
+
+    @Test
+    void verifyRefusesAFileNestedFiveThousandDeepWithOneLineNotATrace(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("deep.toml"), "x = " + "[{a = ".repeat(2500) + "1" + "}]".repeat(2500) + "\n");
+        String errors = verifyErrors("-c", file);
+        assertThat(errors).contains(file + ":1: values nested").contains("over the limit of 32")
+                .doesNotContain("Exception").doesNotContain("Error:").doesNotContain("\tat ");
+    }
+
+    @Test
+    void verifyRefusesAFileOverOneMebibyteWithoutReadingIt(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("big.toml"), validConfig + ("#" + "x".repeat(1023) + "\n").repeat(1100));
+        assertThat(verifyErrors("-c", file)).contains(file + ": config is " + Files.size(file) + " bytes, over the limit of 1048576")
+                .doesNotContain("\tat ");
+    }
+
+    @Test
+    void verifyNamesAnEmptyCredentialOnAWebServerBeyondLoopback(@TempDir Path dir) throws Exception {
+        Path noPassword = Files.writeString(dir.resolve("a.toml"), validConfig
+                + "[webServer]\naddr = \"0.0.0.0\"\nport = 7500\nuser = \"admin\"\npassword = \"\"\n");
+        assertThat(verifyErrors("-c", noPassword)).contains(noPassword + ":4: webServer.addr: \"0.0.0.0\" is not a loopback"
+                + " address, so webServer.user and webServer.password must be set (webServer.password is empty");
+        Path noUser = Files.writeString(dir.resolve("b.toml"), validConfig
+                + "webServer.addr = \"::\"\nwebServer.port = 7500\nwebServer.password = \"s3cret\"\n");
+        assertThat(verifyErrors("-c", noUser)).contains("\"::\" is not a loopback address").contains("webServer.user is empty");
+    }
+
+    /** Runs {@code verify}, expects exit code 1 and returns what it printed to stderr. */
+    private String verifyErrors(String option, Path file) {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         PrintStream original = System.err;
         System.setErr(new PrintStream(captured, true));
         int code;
         try {
-            code = run("verify", "--config", file.toString());
+            code = run("verify", option, file.toString());
         } finally {
             System.setErr(original);
         }
-        assertThat(code).isEqualTo(1);
-        assertThat(captured.toString()).contains(invalidConfigMentions);
+        String printed = captured + err.toString();
+        assertThat(code).as(printed).isEqualTo(1);
+        return printed;
     }
 
     @Test

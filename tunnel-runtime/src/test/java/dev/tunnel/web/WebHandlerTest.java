@@ -2,6 +2,10 @@ package dev.tunnel.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -16,6 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.slf4j.LoggerFactory;
 
 @Timeout(10)
 class WebHandlerTest {
@@ -29,7 +34,13 @@ class WebHandlerTest {
                 return WebResponse.ok();
             })
             .change(HttpMethod.PUT, "/api/config", r -> WebResponse.text(io.netty.handler.codec.http.HttpResponseStatus.OK,
-                    "got " + r.bodyText()));
+                    "got " + r.bodyText()))
+            .change(HttpMethod.PUT, "/api/deep", r -> {
+                throw new StackOverflowError();
+            })
+            .get("/api/bug", r -> {
+                throw new IllegalStateException("a bug");
+            });
     private EmbeddedChannel channel;
 
     private EmbeddedChannel withAuth() {
@@ -168,6 +179,41 @@ class WebHandlerTest {
         FullHttpRequest put = authed(new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.PUT, "/api/config",
                 Unpooled.copiedBuffer("serverPort = 7000", StandardCharsets.UTF_8)), "admin", "s3cret");
         assertThat(body(call(put))).isEqualTo("got serverPort = 7000\n");
+    }
+
+    @Test
+    void aRouteThatThrowsEvenAnErrorAnswers500AndLogsOneLine() {
+        Logger logger = (Logger) LoggerFactory.getLogger(WebHandler.class);
+        ListAppender<ILoggingEvent> logged = new ListAppender<>();
+        logged.start();
+        logger.addAppender(logged);
+        try {
+            withAuth();
+            FullHttpRequest put = authed(new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.PUT, "/api/deep",
+                    Unpooled.copiedBuffer("x = [[[", StandardCharsets.UTF_8)), "admin", "s3cret");
+            FullHttpResponse deep = call(put);
+            assertThat(deep).as("an answer, not a dropped request").isNotNull();
+            assertThat(deep.status().code()).isEqualTo(500);
+            assertThat(body(deep)).isEqualTo("internal error: StackOverflowError\n");
+            FullHttpResponse bug = call(authed(get("/api/bug"), "admin", "s3cret"));
+            assertThat(bug.status().code()).isEqualTo(500);
+            assertThat(body(bug)).isEqualTo("internal error: IllegalStateException: a bug\n");
+            assertThat(logged.list).extracting(ILoggingEvent::getLevel).containsExactly(Level.ERROR, Level.ERROR);
+            assertThat(logged.list.get(0).getFormattedMessage()).contains("PUT /api/deep failed: java.lang.StackOverflowError");
+            assertThat(logged.list.get(1).getFormattedMessage()).contains("GET /api/bug failed: java.lang.IllegalStateException: a bug");
+            assertThat(channel.isActive()).as("the connection stays usable").isTrue();
+        } finally {
+            logger.detachAppender(logged);
+        }
+    }
+
+    @Test
+    void anUndecodablePathParameterIsNotFoundNotADroppedConnection() {
+        withAuth();
+        FullHttpResponse res = call(authed(get("/api/proxy/tcp/%zz"), "admin", "s3cret"));
+        assertThat(res).isNotNull();
+        assertThat(res.status().code()).isEqualTo(404);
+        res.release();
     }
 
     @Test

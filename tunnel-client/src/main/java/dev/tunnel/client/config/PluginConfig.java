@@ -21,6 +21,13 @@ public class PluginConfig {
     public String httpPassword = "";
     /** unix_domain_socket: the socket each connection is joined to (e.g. /var/run/docker.sock). */
     public String unixPath;
+    /**
+     * http_proxy, socks5: the only destinations visitors may reach ({@link DestinationRule}
+     * entries: {@code ["127.0.0.1:5432", "192.168.1.0/24"]}). Empty (the default): any address
+     * except loopback, link-local, unspecified, multicast and this machine's own (its admin API,
+     * its visitors' ports, every local service). A tunnel key: frp's plugins have no such limit.
+     */
+    public java.util.List<String> allowDestinations = new java.util.ArrayList<>();
     /** socks5: RFC 1929 user; "" with an empty password = no auth. */
     public String username = "";
     /** socks5: RFC 1929 password. */

@@ -30,8 +30,8 @@ final class PluginValidator {
         Map<String, Set<String>> keys = new LinkedHashMap<>();
         keys.put("static_file", Set.of("localPath", "stripPrefix", "httpUser", "httpPassword"));
         keys.put("unix_domain_socket", Set.of("unixPath"));
-        keys.put("http_proxy", Set.of("httpUser", "httpPassword"));
-        keys.put("socks5", Set.of("username", "password"));
+        keys.put("http_proxy", Set.of("httpUser", "httpPassword", "allowDestinations"));
+        keys.put("socks5", Set.of("username", "password", "allowDestinations"));
         keys.put("tls2raw", Set.of("localAddr", "crtPath", "keyPath"));
         keys.put("http2http", Set.of("localAddr", "hostHeaderRewrite", "requestHeaders"));
         keys.put("http2https", Set.of("localAddr", "hostHeaderRewrite", "requestHeaders"));
@@ -68,8 +68,20 @@ final class PluginValidator {
                 checks.check(!Boolean.TRUE.equals(plugin.enableHTTP2), key + ".enableHTTP2",
                         "true is not supported yet (the plugin speaks HTTP/1.1 to visitors; set false or remove the key)");
             }
+            case "http_proxy", "socks5" -> destinations(key + ".allowDestinations", plugin.allowDestinations);
             default -> {
-                // http_proxy, socks5: credentials are optional
+                // every supported type is listed above
+            }
+        }
+    }
+
+    /** Each entry an address or network with an optional port; credentials are optional. */
+    private void destinations(String key, List<String> entries) {
+        for (int i = 0; i < entries.size(); i++) {
+            try {
+                DestinationRule.parse(entries.get(i));
+            } catch (IllegalArgumentException e) {
+                checks.check(false, key + "[" + i + "]", e.getMessage());
             }
         }
     }
@@ -136,6 +148,9 @@ final class PluginValidator {
         put(set, "hostHeaderRewrite", p.hostHeaderRewrite);
         if (!p.requestHeaders.set.isEmpty()) {
             set.put("requestHeaders", "set");
+        }
+        if (!p.allowDestinations.isEmpty()) {
+            set.put("allowDestinations", p.allowDestinations.toString());
         }
         if (p.enableHTTP2 != null) {
             set.put("enableHTTP2", p.enableHTTP2.toString());

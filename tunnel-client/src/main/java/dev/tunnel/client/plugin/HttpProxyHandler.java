@@ -3,6 +3,7 @@ package dev.tunnel.client.plugin;
 import dev.tunnel.protocol.relay.PipeRelay;
 import dev.tunnel.protocol.transport.Failures;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -45,8 +46,9 @@ import org.slf4j.LoggerFactory;
  * A malformed head gets 400 (431 / 414 when too long), a request without credentials 407 with
  * {@code Proxy-Authenticate: Basic}, wrong credentials the same 407 after
  * {@value #WRONG_CREDENTIALS_DELAY_MILLIS} ms (as frp, to slow guessing), anything but CONNECT or
- * an absolute {@code http://} URI 400, an unreachable target 502 naming why. Each closes the
- * connection.
+ * an absolute {@code http://} URI 400, a destination {@link Destinations} refuses (loopback, this
+ * machine, ... unless {@code allowDestinations} lists it) 403 naming why, an unreachable target
+ * 502 naming why. Each closes the connection.
  *
  * <h3>Flow control</h3>
  * The connection runs with {@code AUTO_READ} off: one read for the head, none while the target is
@@ -65,13 +67,15 @@ final class HttpProxyHandler extends ChannelInboundHandlerAdapter {
             HttpHeaderNames.TRAILER);
 
     private final BasicAuth auth;
+    private final Destinations destinations;
     private final String codecName;
     /** Whether the request head arrived: until then every read that ends without one asks for another. */
     private boolean headSeen;
 
     /** @param auth null when the proxy is open (no httpUser/httpPassword) */
-    HttpProxyHandler(BasicAuth auth, String codecName) {
+    HttpProxyHandler(BasicAuth auth, Destinations destinations, String codecName) {
         this.auth = auth;
+        this.destinations = destinations;
         this.codecName = codecName;
     }
 
@@ -118,19 +122,19 @@ final class HttpProxyHandler extends ChannelInboundHandlerAdapter {
         int port = target.getPort() > 0 ? target.getPort() : 80;
         String host = target.getHost().startsWith("[") ? target.getHost().substring(1, target.getHost().length() - 1)
                 : target.getHost();
-        Outbound.Dial dial = Outbound.connect(ctx.channel().eventLoop(), InetSocketAddress.createUnresolved(host, port));
         HttpRequest head = connect ? null : originRequest(request, target);
-        dial.future().addListener(f -> {
+        Outbound.open(ctx.channel().eventLoop(), host, port, destinations, ctx.channel() + " http_proxy").addListener(f -> {
             if (!f.isSuccess()) {
+                if (f.cause() instanceof Outbound.RefusedDestination refused) {
+                    answerRaw(front.channel(), HttpResponseStatus.FORBIDDEN, "refused: " + refused.getMessage() + "\n");
+                    return;
+                }
                 LOG.debug("{} proxy target {}:{} unreachable: {}", ctx.channel(), host, port, Failures.describe(f.cause()));
-                String body = "cannot reach " + host + ":" + port + ": " + Failures.describe(f.cause()) + "\n";
-                front.channel().writeAndFlush(ByteBufUtil.writeAscii(front.channel().alloc(),
-                        "HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: "
-                                + body.getBytes(StandardCharsets.UTF_8).length + "\r\nConnection: close\r\n\r\n"))
-                        .addListener(w -> front.channel().writeAndFlush(ByteBufUtil.writeUtf8(front.channel().alloc(), body))
-                                .addListener(ChannelFutureListener.CLOSE));
+                answerRaw(front.channel(), HttpResponseStatus.BAD_GATEWAY,
+                        "cannot reach " + host + ":" + port + ": " + Failures.describe(f.cause()) + "\n");
                 return;
             }
+            Outbound.Dial dial = (Outbound.Dial) f.getNow();
             if (connect) {
                 front.channel().writeAndFlush(ByteBufUtil.writeAscii(front.channel().alloc(),
                         "HTTP/1.1 200 Connection established\r\n\r\n"));
@@ -155,6 +159,15 @@ final class HttpProxyHandler extends ChannelInboundHandlerAdapter {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         LOG.debug("{} http_proxy connection failed: {}", ctx.channel(), Failures.describe(cause));
         ctx.close();
+    }
+
+    /** Writes a whole response on {@code front}, whose codec is gone already, and closes it. */
+    private static void answerRaw(Channel front, HttpResponseStatus status, String body) {
+        front.writeAndFlush(ByteBufUtil.writeAscii(front.alloc(), "HTTP/1.1 " + status
+                + "\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: "
+                + body.getBytes(StandardCharsets.UTF_8).length + "\r\nConnection: close\r\n\r\n"))
+                .addListener(w -> front.writeAndFlush(ByteBufUtil.writeUtf8(front.alloc(), body))
+                        .addListener(ChannelFutureListener.CLOSE));
     }
 
     /** Where the request goes: {@code host:port} of a CONNECT, or the absolute {@code http://} URI; null if neither. */

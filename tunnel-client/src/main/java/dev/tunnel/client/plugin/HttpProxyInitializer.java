@@ -14,10 +14,12 @@ final class HttpProxyInitializer extends ChannelInitializer<Channel> {
     static final String CODEC = "codec";
 
     private final BasicAuth auth;
+    private final Destinations destinations;
     private final long headDeadlineMillis;
 
-    HttpProxyInitializer(BasicAuth auth, long headDeadlineMillis) {
+    HttpProxyInitializer(BasicAuth auth, Destinations destinations, long headDeadlineMillis) {
         this.auth = auth;
+        this.destinations = destinations;
         this.headDeadlineMillis = headDeadlineMillis;
     }
 
@@ -26,6 +28,6 @@ final class HttpProxyInitializer extends ChannelInitializer<Channel> {
         ch.pipeline().addLast(HeadDeadline.NAME, new HeadDeadline(headDeadlineMillis));
         ch.pipeline().addLast(CODEC, new HttpServerCodec(StaticFileServerInitializer.MAX_INITIAL_LINE,
                 StaticFileServerInitializer.MAX_HEADER_SIZE, StaticFileServerInitializer.MAX_CHUNK_SIZE));
-        ch.pipeline().addLast(HttpProxyHandler.NAME, new HttpProxyHandler(auth, CODEC));
+        ch.pipeline().addLast(HttpProxyHandler.NAME, new HttpProxyHandler(auth, destinations, CODEC));
     }
 }

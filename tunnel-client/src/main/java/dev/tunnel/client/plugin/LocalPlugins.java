@@ -25,23 +25,44 @@ public final class LocalPlugins {
     /**
      * Starts {@code config}'s plugin; its loopback server, if it has one, runs on {@code group}.
      *
+     * @param proxyName the proxy it serves, as log lines name it
+     *
      * @throws IllegalArgumentException when the type is unknown or a file it names cannot be used
      */
-    public static LocalPlugin start(PluginConfig config, EventLoopGroup group) throws InterruptedException {
-        return start(config, group, HeadDeadline.DEFAULT_MILLIS);
+    public static LocalPlugin start(String proxyName, PluginConfig config, EventLoopGroup group)
+            throws InterruptedException {
+        return start(proxyName, config, group, HeadDeadline.DEFAULT_MILLIS);
     }
 
-    /** As {@link #start(PluginConfig, EventLoopGroup)}, with the time a visitor has for its request head (tests). */
+    /** As {@link #start(String, PluginConfig, EventLoopGroup)} for tests, with the time a visitor has for its request head. */
     static LocalPlugin start(PluginConfig config, EventLoopGroup group, long headDeadlineMillis)
+            throws InterruptedException {
+        return start(config.type, config, group, headDeadlineMillis);
+    }
+
+    /** As {@link #start(String, PluginConfig, EventLoopGroup)} for tests. */
+    static LocalPlugin start(PluginConfig config, EventLoopGroup group) throws InterruptedException {
+        return start(config.type, config, group, HeadDeadline.DEFAULT_MILLIS);
+    }
+
+    private static LocalPlugin start(String proxyName, PluginConfig config, EventLoopGroup group, long headDeadlineMillis)
             throws InterruptedException {
         return switch (config.type) {
             case "static_file" -> StaticFileServer.start(group, Transports.serverChannel(), Path.of(config.localPath),
                     config.stripPrefix, config.httpUser, config.httpPassword);
             case "unix_domain_socket" -> new UnixSocketPlugin(Path.of(config.unixPath));
-            case "http_proxy" -> LoopbackServer.start(group, "http_proxy",
-                    new HttpProxyInitializer(BasicAuth.of(config.httpUser, config.httpPassword), headDeadlineMillis));
-            case "socks5" -> LoopbackServer.start(group, "socks5",
-                    new Socks5Initializer(SocksCredentials.of(config.username, config.password), headDeadlineMillis));
+            case "http_proxy" -> {
+                BasicAuth auth = BasicAuth.of(config.httpUser, config.httpPassword);
+                warnIfOpen(proxyName, config, auth == null, "httpUser/httpPassword");
+                yield LoopbackServer.start(group, "http_proxy",
+                        new HttpProxyInitializer(auth, Destinations.of(config.allowDestinations), headDeadlineMillis));
+            }
+            case "socks5" -> {
+                SocksCredentials credentials = SocksCredentials.of(config.username, config.password);
+                warnIfOpen(proxyName, config, credentials == null, "username/password");
+                yield LoopbackServer.start(group, "socks5",
+                        new Socks5Initializer(credentials, Destinations.of(config.allowDestinations), headDeadlineMillis));
+            }
             case "tls2raw" -> LoopbackServer.start(group, "tls2raw",
                     new TlsToRawInitializer(serverTls(config), address(config.localAddr)));
             case "http2http", "http2https", "https2http", "https2https" -> {
@@ -55,6 +76,19 @@ public final class LocalPlugins {
             }
             default -> throw new IllegalArgumentException("plugin type \"" + config.type + "\" is not supported");
         };
+    }
+
+    /**
+     * A proxy plugin without credentials is one anybody who finds its remote port can use, to
+     * every destination {@code allowDestinations} lets through: said once, when it starts.
+     */
+    private static void warnIfOpen(String proxyName, PluginConfig config, boolean open, String keys) {
+        if (open) {
+            LOG.warn("proxy [{}]: plugin {} has no {}: anyone who reaches its remote port can use it to reach {}",
+                    proxyName, config.type, keys, config.allowDestinations.isEmpty()
+                            ? "any address beyond this machine (set the credentials, or allowDestinations to narrow it)"
+                            : "allowDestinations " + config.allowDestinations);
+        }
     }
 
     /** The certificate visitors see: {@code crtPath}/{@code keyPath}, or a self-signed one when both are empty. */

@@ -12,6 +12,8 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.resolver.dns.DnsAddressResolverGroup;
 import io.netty.resolver.dns.DnsNameResolverBuilder;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
 import java.net.InetSocketAddress;
 
 /**
@@ -19,6 +21,9 @@ import java.net.InetSocketAddress;
  * visitor asks; {@code tls2raw}: {@code localAddr}), on the visitor connection's event loop, with
  * the relayed-socket options and an unjoined {@link PipeRelay} as its only handler, so the caller
  * joins the two sockets once it has answered the visitor.
+ *
+ * <p>{@code http_proxy} and {@code socks5} dial through {@link #open}, which resolves the name once
+ * and checks the address against {@link Destinations} before connecting to it.
  *
  * <p>Names are resolved with Netty's asynchronous DNS resolver (which reads {@code /etc/hosts} and
  * {@code /etc/resolv.conf}), never with a blocking lookup on the event loop the tunnel shares.
@@ -41,6 +46,46 @@ final class Outbound {
         PipeRelay relay() {
             return end[0];
         }
+    }
+
+    /** Thrown (as a failed future) when {@link Destinations} refuses where a visitor asked to go. */
+    static final class RefusedDestination extends Exception {
+        RefusedDestination(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /**
+     * Resolves {@code host} once, checks the address against {@code allowed}, and connects to that
+     * same address (Netty does not resolve an address that is resolved already). Fails with the
+     * resolver's error, a {@link RefusedDestination}, or the connect's error.
+     *
+     * @param who how a refusal's log line names the connection and the plugin
+     */
+    static Future<Dial> open(EventLoop loop, String host, int port, Destinations allowed, String who) {
+        Promise<Dial> promise = loop.newPromise();
+        RESOLVER.getResolver(loop).resolve(InetSocketAddress.createUnresolved(host, port)).addListener(resolving -> {
+            if (!resolving.isSuccess()) {
+                promise.setFailure(resolving.cause());
+                return;
+            }
+            InetSocketAddress resolved = (InetSocketAddress) resolving.getNow();
+            String refusal = allowed.refusal(resolved);
+            if (refusal != null) {
+                Destinations.logRefusal(who, host + ":" + port, resolved, refusal);
+                promise.setFailure(new RefusedDestination(host + ":" + port + " is " + refusal));
+                return;
+            }
+            Dial dial = connect(loop, resolved);
+            dial.future().addListener(connecting -> {
+                if (connecting.isSuccess()) {
+                    promise.setSuccess(dial);
+                } else {
+                    promise.setFailure(connecting.cause());
+                }
+            });
+        });
+        return promise;
     }
 
     /** Connects to {@code target} (resolved or not) on {@code loop}. */

@@ -44,6 +44,7 @@ import org.slf4j.LoggerFactory;
  *       {@value HttpProxyHandler#WRONG_CREDENTIALS_DELAY_MILLIS} ms and the connection closes (RFC
  *       1929: the server must close it).</li>
  *   <li>Command: {@code BIND} and {@code UDP ASSOCIATE} get {@code 0x07} (command not supported);
+ *       a destination {@link Destinations} refuses gets {@code 0x02} (not allowed by ruleset);
  *       a failed connect gets {@code 0x05} (refused), {@code 0x04} (host unreachable or unknown),
  *       {@code 0x06} (timed out) or {@code 0x01}; success gets {@code 0x00} with the address the
  *       outbound socket is bound to.</li>
@@ -63,14 +64,16 @@ final class Socks5Handler extends ChannelInboundHandlerAdapter {
     private static final Socks5PasswordAuthStatus AUTH_FAILURE = Socks5PasswordAuthStatus.valueOf((byte) 0x01);
 
     private final SocksCredentials credentials;
+    private final Destinations destinations;
     private final String encoderName;
     private final String decoderName;
     /** Whether the current step's message arrived; until then a read that ends without one asks for another. */
     private boolean stepDone;
 
     /** @param credentials null when the proxy is open */
-    Socks5Handler(SocksCredentials credentials, String encoderName, String decoderName) {
+    Socks5Handler(SocksCredentials credentials, Destinations destinations, String encoderName, String decoderName) {
         this.credentials = credentials;
+        this.destinations = destinations;
         this.encoderName = encoderName;
         this.decoderName = decoderName;
     }
@@ -147,28 +150,35 @@ final class Socks5Handler extends ChannelInboundHandlerAdapter {
         // From here on the visitor's bytes are raw: the relay holds whatever came behind the command.
         PipeRelay front = PipeRelay.replace(visitor, NAME);
         visitor.pipeline().remove(decoderName);
-        Outbound.Dial dial = Outbound.connect(visitor.eventLoop(),
-                InetSocketAddress.createUnresolved(command.dstAddr(), command.dstPort()));
-        dial.future().addListener(f -> {
-            if (!f.isSuccess()) {
-                LOG.debug("{} SOCKS5 target {}:{} unreachable: {}", visitor, command.dstAddr(), command.dstPort(),
-                        Failures.describe(f.cause()));
-                visitor.writeAndFlush(new DefaultSocks5CommandResponse(status(f.cause()), Socks5AddressType.IPv4))
-                        .addListener(ChannelFutureListener.CLOSE);
-                return;
-            }
-            InetSocketAddress bound = (InetSocketAddress) dial.channel().localAddress();
-            String address = bound.getAddress().getHostAddress();
-            Socks5AddressType type = NetUtil.isValidIpV6Address(address) ? Socks5AddressType.IPv6 : Socks5AddressType.IPv4;
-            visitor.writeAndFlush(new DefaultSocks5CommandResponse(Socks5CommandStatus.SUCCESS, type, address,
-                    bound.getPort()));
-            visitor.pipeline().remove(encoderName);
-            PipeRelay.join(front, dial.relay());
-        });
+        Outbound.open(visitor.eventLoop(), command.dstAddr(), command.dstPort(), destinations, visitor + " socks5")
+                .addListener(f -> {
+                    if (f.isSuccess()) {
+                        joined(visitor, front, (Outbound.Dial) f.getNow());
+                        return;
+                    }
+                    LOG.debug("{} SOCKS5 target {}:{} not reached: {}", visitor, command.dstAddr(), command.dstPort(),
+                            Failures.describe(f.cause()));
+                    visitor.writeAndFlush(new DefaultSocks5CommandResponse(status(f.cause()), Socks5AddressType.IPv4))
+                            .addListener(ChannelFutureListener.CLOSE);
+                });
+    }
+
+    /** Answers success with the address the outbound socket is bound to, then relays raw bytes. */
+    private void joined(Channel visitor, PipeRelay front, Outbound.Dial dial) {
+        InetSocketAddress bound = (InetSocketAddress) dial.channel().localAddress();
+        String address = bound.getAddress().getHostAddress();
+        Socks5AddressType type = NetUtil.isValidIpV6Address(address) ? Socks5AddressType.IPv6 : Socks5AddressType.IPv4;
+        visitor.writeAndFlush(new DefaultSocks5CommandResponse(Socks5CommandStatus.SUCCESS, type, address,
+                bound.getPort()));
+        visitor.pipeline().remove(encoderName);
+        PipeRelay.join(front, dial.relay());
     }
 
     /** The reply code for a failed connect (RFC 1928 section 6). */
     static Socks5CommandStatus status(Throwable cause) {
+        if (cause instanceof Outbound.RefusedDestination) {
+            return Socks5CommandStatus.FORBIDDEN;
+        }
         if (cause instanceof ConnectTimeoutException) {
             return Socks5CommandStatus.TTL_EXPIRED;
         }

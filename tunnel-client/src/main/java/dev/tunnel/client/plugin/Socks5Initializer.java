@@ -16,10 +16,12 @@ final class Socks5Initializer extends ChannelInitializer<Channel> {
     static final String DECODER = "socksDecoder";
 
     private final SocksCredentials credentials;
+    private final Destinations destinations;
     private final long headDeadlineMillis;
 
-    Socks5Initializer(SocksCredentials credentials, long headDeadlineMillis) {
+    Socks5Initializer(SocksCredentials credentials, Destinations destinations, long headDeadlineMillis) {
         this.credentials = credentials;
+        this.destinations = destinations;
         this.headDeadlineMillis = headDeadlineMillis;
     }
 
@@ -28,6 +30,6 @@ final class Socks5Initializer extends ChannelInitializer<Channel> {
         ch.pipeline().addLast(HeadDeadline.NAME, new HeadDeadline(headDeadlineMillis));
         ch.pipeline().addLast(ENCODER, Socks5ServerEncoder.DEFAULT);
         ch.pipeline().addLast(DECODER, new Socks5InitialRequestDecoder());
-        ch.pipeline().addLast(Socks5Handler.NAME, new Socks5Handler(credentials, ENCODER, DECODER));
+        ch.pipeline().addLast(Socks5Handler.NAME, new Socks5Handler(credentials, destinations, ENCODER, DECODER));
     }
 }

@@ -113,6 +113,23 @@ class AdminApiTest {
     }
 
     @Test
+    void aCallerOnLoopbackIsNotTrustedWithoutTheCredentials() throws Exception {
+        start(true);
+        HttpClient anonymous = HttpClient.newHttpClient();
+        for (String method : List.of("GET /api/config", "GET /api/status", "POST /api/reload", "GET /api/reload",
+                "PUT /api/config", "POST /api/stop")) {
+            String[] parts = method.split(" ");
+            HttpResponse<String> res = anonymous.send(HttpRequest.newBuilder(
+                            URI.create("http://127.0.0.1:" + web.port() + parts[1]))
+                    .method(parts[0], HttpRequest.BodyPublishers.ofString("serverPort = 7003\n")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(res.statusCode()).as(method).isEqualTo(401);
+        }
+        assertThat(reloads).hasValue(0);
+        assertThat(stops).hasValue(0);
+    }
+
+    @Test
     void withoutReloadThereIsNoReloadRoute() throws Exception {
         start(false);
         assertThat(send("GET", "/api/reload", null).statusCode()).isEqualTo(404);

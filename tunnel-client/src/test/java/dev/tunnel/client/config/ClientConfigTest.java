@@ -599,7 +599,7 @@ class ClientConfigTest {
                 plugin.crtPath = "server.crt"
                 """)).containsExactly(
                 "c.toml:3: proxies[0].plugin.unixPath: missing (required)",
-                "c.toml:7: proxies[1].plugin.httpUser: not a key of plugin \"socks5\" (its keys: type, password, username)",
+                "c.toml:7: proxies[1].plugin.httpUser: not a key of plugin \"socks5\" (its keys: type, allowDestinations, password, username)",
                 "c.toml:10: proxies[2].plugin.keyPath: missing (proxies[2].plugin.crtPath and proxies[2].plugin.keyPath must be set together)",
                 "c.toml:11: proxies[2].plugin.localAddr: \"127.0.0.1\" (expected: host:port, e.g. 127.0.0.1:8080)",
                 "c.toml:16: proxies[3].plugin: a plugin serves byte streams only (proxy types tcp, http, https, stcp, tcpmux;"

@@ -47,6 +47,7 @@ class HttpProxyPluginTest {
     void start() throws Exception {
         PluginConfig config = new PluginConfig();
         config.type = "http_proxy";
+        config.allowDestinations = java.util.List.of("127.0.0.1"); // the test targets listen on loopback
         config.httpUser = "abc";
         config.httpPassword = "pa55";
         plugin = LocalPlugins.start(config, group, DEADLINE_MILLIS);
@@ -181,6 +182,7 @@ class HttpProxyPluginTest {
         plugin.close();
         PluginConfig open = new PluginConfig();
         open.type = "http_proxy";
+        open.allowDestinations = java.util.List.of("127.0.0.1");
         plugin = LocalPlugins.start(open, group, DEADLINE_MILLIS);
         assertThat(answer("GET http://127.0.0.1:" + origin.port() + "/ HTTP/1.1\r\n\r\n"))
                 .startsWith("HTTP/1.1 200 OK").endsWith(Targets.ORIGIN_BODY);

@@ -47,6 +47,7 @@ class Socks5PluginTest {
     private static LocalPlugin start(String user, String password) throws InterruptedException {
         PluginConfig config = new PluginConfig();
         config.type = "socks5";
+        config.allowDestinations = java.util.List.of("127.0.0.1"); // the test targets listen on loopback
         config.username = user;
         config.password = password;
         return LocalPlugins.start(config, group, DEADLINE_MILLIS);

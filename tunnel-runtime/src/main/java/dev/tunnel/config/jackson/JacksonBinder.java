@@ -1,6 +1,7 @@
 package dev.tunnel.config.jackson;
 
 import dev.tunnel.config.ConfigErrors;
+import dev.tunnel.config.ConfigLoader;
 import dev.tunnel.config.ConfigException;
 import dev.tunnel.config.EnvTemplate;
 import dev.tunnel.config.KeyLocator;
@@ -8,10 +9,12 @@ import dev.tunnel.config.TomlBinder;
 import dev.tunnel.config.UnsupportedKeys;
 
 import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.toml.TomlFactory;
 import com.fasterxml.jackson.dataformat.toml.TomlMapper;
 
 import java.util.Map;
@@ -25,7 +28,13 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class JacksonBinder implements TomlBinder {
 
-    private final TomlMapper mapper = TomlMapper.builder()
+    /** The loader checks both limits first; these are the parser's own, in case its count differs. */
+    private final TomlMapper mapper = TomlMapper.builder(TomlFactory.builder()
+                    .streamReadConstraints(StreamReadConstraints.builder()
+                            .maxNestingDepth(KeyLocator.MAX_DEPTH)
+                            .maxDocumentLength(ConfigLoader.MAX_BYTES)
+                            .build())
+                    .build())
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .build();
     private final Map<JavaType, Map<String, JavaType>> shapes = new ConcurrentHashMap<>();
