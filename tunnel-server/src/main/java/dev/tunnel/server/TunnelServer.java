@@ -104,7 +104,8 @@ public final class TunnelServer implements AutoCloseable {
                     TimeUnit.SECONDS.toMillis(config.auth.failedLoginBlockSeconds), System::currentTimeMillis), stats,
                     new ConnectionCaps(config.transport.maxConnectionsPerProxy, config.transport.maxConnectionsPerIP,
                             stats::connectionRefused), config.detailedErrorsToClient,
-                    ServerPlugins.of(config.httpPlugins, workerGroup), bulkGroup);
+                    ServerPlugins.of(config.httpPlugins, workerGroup), bulkGroup,
+                    new ProxyNames(config.maxProxiesPerClient));
             openTypes(types, new ServerEnvironment(config, workerGroup, publicConns, stats));
             MuxSettings mux = MuxSettings.configured(config.transport.tcpMuxInitialWindow,
                     config.transport.tcpMuxMaxWindow, config.transport.tcpMuxSessionWindow);

@@ -34,6 +34,11 @@ public class ServerConfig {
     /** Public ports one client may hold; 0 = unlimited. */
     public int maxPortsPerClient = 0;
     /**
+     * Tunnel extension: proxies one client session may hold, of every type (those without a
+     * port, stcp, sudp, xtcp and http, count too); more are refused. 0 = unlimited.
+     */
+    public int maxProxiesPerClient = 10_000;
+    /**
      * Whether clients are told why a login or a proxy was refused (true, frp's default); false
      * sends frp's generic "register control error" / "new proxy [NAME] error" instead, and only
      * the server's log has the reason.

@@ -40,6 +40,7 @@ final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
         checks.port("bindPort", cfg.bindPort);
         checks.atLeast("userConnTimeout", cfg.userConnTimeout, 1);
         checks.atLeast("maxPortsPerClient", cfg.maxPortsPerClient, 0);
+        checks.atLeast("maxProxiesPerClient", cfg.maxProxiesPerClient, 0);
         checks.range("udpPacketSize", cfg.udpPacketSize, 1, 65535);
         cfg.auth.validate("auth", checks);
         checks.atLeast("auth.maxFailedLogins", cfg.auth.maxFailedLogins, 0);
