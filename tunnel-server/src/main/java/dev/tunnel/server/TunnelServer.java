@@ -120,7 +120,9 @@ public final class TunnelServer implements AutoCloseable {
                     .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(512 * 1024, 2 * 1024 * 1024))
                     .childHandler(new ServerChannelInitializer(context, ssl, config.transport.tls.force, mux,
                             config.transport.heartbeatTimeout, config.transport.tcpMuxKeepaliveInterval,
-                            config.transport.tcpMuxExpressLane));
+                            config.transport.tcpMuxExpressLane, new ConnectionGate(throttle, new HandshakeThrottle(
+                            config.transport.handshakeRatePerIP, config.transport.handshakeBurstPerIP,
+                            config.transport.handshakeRate, System::nanoTime), context.sessions())));
             KeepAlive.applyToChildren(bootstrap, config.transport.tcpKeepalive);
             if (config.transport.sendBufferSize > 0) {
                 bootstrap.childOption(ChannelOption.SO_SNDBUF, config.transport.sendBufferSize);

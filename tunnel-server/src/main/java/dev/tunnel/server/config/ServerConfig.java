@@ -153,6 +153,18 @@ public class ServerConfig {
          * proxies; more are refused. 0 = unlimited.
          */
         public int maxConnectionsPerIP = 0;
+        /**
+         * Tunnel extension: new connections a second one address may open on bindPort (each a TLS
+         * handshake); more are reset before TLS. 0 = unlimited.
+         */
+        public int handshakeRatePerIP = 50;
+        /** Tunnel extension: connections one address may open at once after a quiet spell (> 0). */
+        public int handshakeBurstPerIP = 20;
+        /**
+         * Tunnel extension: new connections a second all addresses together may open on bindPort;
+         * more are reset before TLS. 0 = unlimited.
+         */
+        public int handshakeRate = 200;
         public Tls tls = new Tls();
     }
 

@@ -119,6 +119,9 @@ final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
         checks.atLeast("transport.maxStreamsPerClient", t.maxStreamsPerClient, 0);
         checks.atLeast("transport.maxConnectionsPerProxy", t.maxConnectionsPerProxy, 0);
         checks.atLeast("transport.maxConnectionsPerIP", t.maxConnectionsPerIP, 0);
+        checks.atLeast("transport.handshakeRatePerIP", t.handshakeRatePerIP, 0);
+        checks.atLeast("transport.handshakeBurstPerIP", t.handshakeBurstPerIP, 1);
+        checks.atLeast("transport.handshakeRate", t.handshakeRate, 0);
         t.validate("transport", checks, Transports.MAX_THREADS, IoUringSetting.VALUES);
         if (t.tls.selfSignedDir != null) {
             checks.notBlank("transport.tls.selfSignedDir", t.tls.selfSignedDir);
