@@ -31,10 +31,8 @@ import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.PromiseCombiner;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,13 +71,12 @@ final class ClientSession implements ProxySession {
     private final PublicPorts publicPorts = new SessionPorts(false);
     private final PublicPorts udpPorts = new SessionPorts(true);
     private final String loginNonce;
-    /** Written on the session loop; concurrent so that {@link #proxyStatus} may read it from any thread. */
-    private final Map<Integer, Registered> proxies = new ConcurrentHashMap<>();
-    /** Proxies being started (asking plugins, binding): id to type. */
-    private final Map<Integer, String> starting = new HashMap<>();
+    private final SessionProxies proxies;
     private final ArrayDeque<Runnable> heldRequests = new ArrayDeque<>();
     private Future<?> ghostGone;
     private boolean closed;
+    /** Completes once every proxy of the closed session has released its port; null while open. */
+    private Future<Void> released;
 
     /**
      * @param login the client's login: its run id and transport mode, and the user its proofs are keyed with
@@ -107,6 +104,7 @@ final class ClientSession implements ProxySession {
         this.ports = server.ports();
         this.quota = quota;
         this.proxyBindAddr = server.proxyBindAddr();
+        this.proxies = new SessionProxies(server.names(), this, "client session " + id + " (run id " + runId + ")");
         this.pool = login.tcpMux() ? null : new WorkConnPool(mux.channel(), id, login.poolCount(), server.pool(),
                 login.capabilities().contains(Capabilities.ISSUED_NONCES) ? new IssuedNonces() : null);
         StreamLimit limit = new StreamLimit(server.maxStreamsPerClient(), server.stats()::connectionRefused);
@@ -160,8 +158,7 @@ final class ClientSession implements ProxySession {
 
     /** The type of a started or starting proxy, or null. Session loop. */
     private String typeOf(ProxyRef proxy) {
-        Registered running = proxies.get(proxy.id());
-        return running != null ? running.type() : starting.get(proxy.id());
+        return proxies.typeOf(proxy.id());
     }
 
     /** The server nonce of this session's login challenge: its visitors' proofs cover it. */
@@ -227,12 +224,11 @@ final class ClientSession implements ProxySession {
                     + " (supported: " + String.join(", ", server.types().names()) + ")"));
             return;
         }
-        if (proxies.containsKey(request.proxyId()) || starting.containsKey(request.proxyId())
-                || proxies.values().stream().anyMatch(p -> p.name().equals(request.name()))) {
-            reply.accept(failed(request, "proxy [" + request.name() + "] is already registered"));
+        SessionProxies.Refusal refusal = proxies.admit(request.proxyId(), qualified(request.name()), request.type());
+        if (refusal != null) {
+            reply.accept(failed(request, refusal.reason(), refusal.detail()));
             return;
         }
-        starting.put(request.proxyId(), request.type());
         if (!server.plugins().handles(PluginOp.NEW_PROXY)) {
             runProxy(type, request, reply);
             return;
@@ -241,7 +237,7 @@ final class ClientSession implements ProxySession {
         server.plugins().run(PluginOp.NEW_PROXY, PluginRequests.newProxy(userInfo(), name, request.type(),
                 request.options()), mux.eventLoop()).addListener(f -> {
                     if (!f.isSuccess()) {
-                        starting.remove(request.proxyId());
+                        proxies.abandon(request.proxyId());
                         reply.accept(failed(request, PluginException.of(f.cause(), PluginOp.NEW_PROXY).clientMessage()));
                         return;
                     }
@@ -252,14 +248,14 @@ final class ClientSession implements ProxySession {
                             changed = new NewProxy(request.proxyId(), request.name(), request.type(),
                                     NewProxyFields.apply(outcome.content(), name, request.type(), request.options()));
                         } catch (PluginException.BadContent e) {
-                            starting.remove(request.proxyId());
+                            proxies.abandon(request.proxyId());
                             reply.accept(failed(request, ServerPlugins.unusable(outcome.changedBy(), PluginOp.NEW_PROXY,
                                     e.getMessage()).clientMessage()));
                             return;
                         }
                     }
                     if (closed) {
-                        starting.remove(request.proxyId());
+                        proxies.abandon(request.proxyId());
                         reply.accept(failed(request, "the session is closing"));
                         return;
                     }
@@ -267,11 +263,11 @@ final class ClientSession implements ProxySession {
                 });
     }
 
-    /** Starts a proxy whose id is in {@link #starting}, with its settings as the plugins left them. */
+    /** Starts an admitted proxy, with its settings as the plugins left them. */
     private void runProxy(ServerProxyType type, NewProxy request, Consumer<NewProxyResult> reply) {
         if (request.options().has("loadBalancer.group")
                 && !request.type().equals(dev.tunnel.server.proxy.tcp.TcpProxyType.NAME)) {
-            starting.remove(request.proxyId());
+            proxies.abandon(request.proxyId());
             reply.accept(failed(request, "loadBalancer.group: groups are supported for tcp proxies only (this proxy"
                     + " is " + request.type() + ")"));
             return;
@@ -279,14 +275,14 @@ final class ClientSession implements ProxySession {
         ProxyRef proxy = new ProxyRef(request.proxyId(), qualified(request.name()));
         String badLimit = limitBandwidth(proxy, request.options());
         if (badLimit != null) {
-            starting.remove(request.proxyId());
+            proxies.abandon(request.proxyId());
             reply.accept(failed(request, badLimit));
             return;
         }
         ProxyRequest start = new ProxyRequest(proxy, request.name(), request.type(), request.options());
         type.start(start, this).addListener(f -> {
-            starting.remove(request.proxyId());
             if (!f.isSuccess()) {
+                proxies.abandon(request.proxyId());
                 Throwable cause = f.cause();
                 reply.accept(failed(request, cause instanceof ProxyRefusedException ? cause.getMessage()
                         : "cannot start: " + cause));
@@ -294,10 +290,11 @@ final class ClientSession implements ProxySession {
             }
             RunningProxy running = (RunningProxy) f.getNow();
             if (closed) {
+                proxies.abandon(request.proxyId());
                 running.close();
                 return;
             }
-            proxies.put(request.proxyId(), new Registered(request.name(), request.type(), proxy, running));
+            proxies.started(request.proxyId(), new SessionProxies.Running(request.name(), request.type(), proxy, running));
             server.stats().proxyOpened(proxy.name(), request.type(), user, clientId, running.remotePort(),
                     labels(request.options()), new ServerStats.Counted(proxy));
             reply.accept(new NewProxyResult(request.proxyId(), request.name(), running.remotePort(), "",
@@ -310,35 +307,35 @@ final class ClientSession implements ProxySession {
      * public connections it carries. Unknown ids are ignored.
      */
     void closeProxy(int proxyId) {
-        Registered proxy = proxies.get(proxyId);
-        closeProxy(proxyId, null);
+        SessionProxies.Running proxy = closeProxy(proxyId, null);
         if (proxy != null) {
+            log.info("{} client {} proxy [{}] closed", mux.channel(), id, proxy.ref().name());
             proxy.ref().closeConnections();
         }
     }
 
-    /** Stops taking public traffic for one proxy; connections in flight go on. */
-    private void closeProxy(int proxyId, PromiseCombiner closing) {
-        Registered proxy = proxies.remove(proxyId);
+    /** Stops taking public traffic for one proxy; connections in flight go on. Returns it, or null. */
+    private SessionProxies.Running closeProxy(int proxyId, PromiseCombiner closing) {
+        SessionProxies.Running proxy = proxies.remove(proxyId);
         if (proxy != null) {
-            Future<?> closed = proxy.running().close();
+            Future<?> closed = proxy.proxy().close();
             if (closing != null) {
                 closing.add(closed);
             }
             server.stats().proxyClosed(proxy.ref().name(), new ServerStats.Counted(proxy.ref()));
-            log.info("{} client {} proxy [{}] closed", mux.channel(), id, proxy.ref().name());
             if (server.plugins().handles(PluginOp.CLOSE_PROXY)) {
                 server.plugins().notify(PluginOp.CLOSE_PROXY, PluginRequests.closeProxy(userInfo(), proxy.ref().name()),
                         mux.eventLoop());
             }
         }
+        return proxy;
     }
 
     /** This session's running proxies and their traffic; any thread. */
     List<ProxyStatus> proxyStatus() {
         List<ProxyStatus> out = new ArrayList<>();
-        for (Registered p : proxies.values()) {
-            out.add(new ProxyStatus(id, user, p.name(), p.type(), p.running().remotePort(), p.ref().traffic().snapshot()));
+        for (SessionProxies.Running p : proxies.running()) {
+            out.add(new ProxyStatus(id, user, p.name(), p.type(), p.proxy().remotePort(), p.ref().traffic().snapshot()));
         }
         return out;
     }
@@ -353,10 +350,6 @@ final class ClientSession implements ProxySession {
     @Override
     public PublicPorts ports() {
         return publicPorts;
-    }
-
-    /** A running proxy of this session. */
-    private record Registered(String name, String type, ProxyRef ref, RunningProxy running) {
     }
 
     /** This session's view of the server's port registry, counted against its account's quota. */
@@ -414,22 +407,25 @@ final class ClientSession implements ProxySession {
      * future that completes once every public listener is closed. Session loop only.
      */
     Future<Void> close() {
-        Promise<Void> done = mux.eventLoop().newPromise();
         server.sessions().unregister(this);
-        if (closed) {
-            return done.setSuccess(null);
+        if (released != null) {
+            return released; // a second close (an eviction after the connection dropped) waits for the first
         }
         closed = true;
+        Promise<Void> done = mux.eventLoop().newPromise();
+        released = done;
         server.stats().clientOffline(runId, id);
-        PromiseCombiner closing = new PromiseCombiner(mux.eventLoop());
-        for (Integer proxyId : proxies.keySet().toArray(new Integer[0])) {
-            closeProxy(proxyId, closing);
-        }
+        proxies.abandonStarting();
         heldRequests.clear();
         if (pool != null) {
             pool.close();
         }
-        closing.finish(done);
+        PromiseCombiner closing = new PromiseCombiner(mux.eventLoop());
+        List<Integer> running = proxies.runningIds();
+        Batches.run(mux.eventLoop(), running, proxyId -> closeProxy(proxyId, closing), () -> {
+            log.info("{} client session {}: its {} proxies closed", mux.channel(), id, running.size());
+            closing.finish(done);
+        });
         return done;
     }
 
@@ -465,7 +461,6 @@ final class ClientSession implements ProxySession {
         mux.eventLoop().execute(this::close);
     }
 
-    /** Closes the tunnel connection (after the drain); any thread. */
     /** Closes the client's connection once what its loop has queued (the last streams' FINs) is written. */
     void closeConnection() {
         LastWrites.flushThenClose(mux.channel(), LastWrites.TIMEOUT_MILLIS);
@@ -499,7 +494,12 @@ final class ClientSession implements ProxySession {
      * [NAME] error" with {@code detailedErrorsToClient = false}.
      */
     private NewProxyResult failed(NewProxy request, String reason) {
-        log.warn("{} client {} proxy [{}] refused: {}", mux.channel(), id, qualified(request.name()), reason);
+        return failed(request, reason, "");
+    }
+
+    /** A refusal whose log line adds {@code detail} to what the client is told. */
+    private NewProxyResult failed(NewProxy request, String reason, String detail) {
+        log.warn("{} client {} proxy [{}] refused: {}{}", mux.channel(), id, qualified(request.name()), reason, detail);
         String told = server.detailedErrors() ? reason : "new proxy [" + request.name() + "] error";
         return new NewProxyResult(request.proxyId(), request.name(), 0, told, Options.EMPTY);
     }

@@ -2,17 +2,15 @@ package dev.tunnel.server;
 
 import java.net.InetAddress;
 import java.util.ArrayDeque;
-import java.util.HashMap;
-import java.util.Iterator;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
  * Per-source-address backoff after failed logins: {@code maxFailures} failures within a minute
  * block that address for {@code blockMillis}. Blocked connections are closed on accept, before
- * TLS, so a password-guessing client costs almost nothing. Bounded memory: entries expire, and
- * at most {@value #MAX_TRACKED} addresses are tracked (the oldest are dropped).
+ * TLS ({@link ConnectionGate}), so a password-guessing client costs almost nothing. Bounded
+ * memory: at most {@value #MAX_TRACKED} addresses are tracked, the one seen least recently
+ * dropped first ({@link AddressTable}).
  *
  * <p>Behind a TLS terminator every client has the terminator's address, so one client's
  * failures block all: raise {@code auth.maxFailedLogins} or set it to 0 there.
@@ -26,7 +24,7 @@ final class LoginThrottle {
     private final int maxFailures;
     private final long blockMillis;
     private final LongSupplier clock;
-    private final Map<InetAddress, Entry> entries = new HashMap<>();
+    private final AddressTable<Entry> entries = new AddressTable<>(MAX_TRACKED);
 
     private static final class Entry {
         final ArrayDeque<Long> failures = new ArrayDeque<>();
@@ -58,10 +56,7 @@ final class LoginThrottle {
             return false;
         }
         long now = clock.getAsLong();
-        if (entries.size() >= MAX_TRACKED && !entries.containsKey(address)) {
-            evict(now);
-        }
-        Entry e = entries.computeIfAbsent(address, a -> new Entry());
+        Entry e = entries.getOrCreate(address, a -> new Entry());
         while (!e.failures.isEmpty() && now - e.failures.peekFirst() >= WINDOW_MILLIS) {
             e.failures.removeFirst();
         }
@@ -79,23 +74,6 @@ final class LoginThrottle {
         Entry e = entries.get(address);
         if (e != null && e.blockedUntil <= clock.getAsLong()) {
             entries.remove(address);
-        }
-    }
-
-    private void evict(long now) {
-        Iterator<Map.Entry<InetAddress, Entry>> it = entries.entrySet().iterator();
-        while (it.hasNext()) {
-            Entry e = it.next().getValue();
-            boolean stale = e.blockedUntil <= now
-                    && (e.failures.isEmpty() || now - e.failures.peekLast() >= WINDOW_MILLIS);
-            if (stale) {
-                it.remove();
-            }
-        }
-        if (entries.size() >= MAX_TRACKED) {
-            it = entries.entrySet().iterator();
-            it.next();
-            it.remove();
         }
     }
 }

@@ -14,7 +14,7 @@ import io.netty.handler.ssl.SslHandler;
 
 /**
  * Builds the server side of a tunnel connection; see {@link TunnelPipeline} for the picture.
- * Does nothing else.
+ * A connection its {@link ConnectionGate} refuses gets no pipeline: it is reset at once.
  */
 final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final ServerContext context;
@@ -24,10 +24,12 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final int heartbeatTimeout;
     private final int keepaliveInterval;
     private final boolean expressLane;
+    private final ConnectionGate gate;
 
     /** @param expressLane offer clients the express lane (mux mode, {@code transport.tcpMuxExpressLane}) */
     ServerChannelInitializer(ServerContext context, SslContext sslContext, boolean tlsForce, MuxSettings muxSettings,
-                             int heartbeatTimeout, int keepaliveInterval, boolean expressLane) {
+                             int heartbeatTimeout, int keepaliveInterval, boolean expressLane, ConnectionGate gate) {
+        this.gate = gate;
         this.expressLane = expressLane && context.tcpMux();
         this.context = context;
         this.sslContext = sslContext;
@@ -39,6 +41,9 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
 
     @Override
     protected void initChannel(SocketChannel ch) {
+        if (!gate.admit(ch)) {
+            return;
+        }
         ChannelPipeline p = ch.pipeline();
         if (tlsForce) {
             p.addLast(TunnelPipeline.TLS, newSslHandler(sslContext, ch.alloc()));

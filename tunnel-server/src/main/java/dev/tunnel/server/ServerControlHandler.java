@@ -17,6 +17,7 @@ import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.protocol.mux.Heartbeat;
 import dev.tunnel.protocol.mux.MuxSession;
 import dev.tunnel.protocol.transport.LoopMove;
+import dev.tunnel.runtime.BurstLog;
 import dev.tunnel.server.plugin.PluginException;
 import dev.tunnel.server.plugin.PluginOp;
 import dev.tunnel.server.proxy.secret.SecretProxyType;
@@ -47,8 +48,9 @@ import org.slf4j.LoggerFactory;
  * proxy registration. Expects, in order: the client's preface (answered with ours and a
  * {@link Challenge} at the end of that read), a {@link Login} proving the token for that challenge (checked by
  * {@link LoginAuthenticator}), then {@link NewProxy}/{@link CloseProxy} at any time. A client
- * that has not finished TLS and logged in within {@code transport.loginTimeout} is closed; an
- * address with too many failed logins is closed on accept ({@link LoginThrottle}). A proven
+ * that has not finished TLS and logged in within {@code transport.loginTimeout} is closed (an
+ * address with too many failed logins, or over the handshake rate, never gets this far:
+ * {@link ConnectionGate}). A proven
  * login then goes to the server plugins subscribed to Login, if any, which may refuse it or
  * change the session's user and metas ({@link LoginPlugins}).
  *
@@ -57,6 +59,9 @@ import org.slf4j.LoggerFactory;
 final class ServerControlHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(ServerControlHandler.class);
     private static final AtomicLong SESSION_IDS = new AtomicLong();
+    /** Connections anyone can open and leave half-done: logged once per burst. */
+    private static final BurstLog STALLED = new BurstLog(log);
+    private static final BurstLog TLS_FAILED = new BurstLog(log);
 
     private final ServerContext server;
     private final MuxSession mux;
@@ -98,20 +103,12 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        InetAddress address = remoteAddress(ctx);
-        long blocked = address == null ? 0 : server.throttle().blockedFor(address);
-        if (blocked > 0) {
-            log.debug("{} refused: {} is blocked for {} s more after failed logins", ctx.channel(), address,
-                    (blocked + 999) / 1000);
-            ctx.close();
-            return;
-        }
         loginTimeout = ctx.executor().schedule(() -> {
             if (session == null && ctx.channel().isActive()) {
                 SslHandler tls = ctx.pipeline().get(SslHandler.class);
                 String stage = tls != null && !tls.handshakeFuture().isDone() ? "TLS handshake"
                         : prefaceSeen ? "login" : "preface";
-                log.warn("{} closing: no login within {} s (transport.loginTimeout; stuck in {})", ctx.channel(),
+                STALLED.warn("{} closing: no login within {} s (transport.loginTimeout; stuck in {})", ctx.channel(),
                         server.loginTimeoutSeconds(), stage);
                 ctx.close();
             }
@@ -396,7 +393,7 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
         if (root instanceof NotSslRecordException) {
             log.warn("{} closing: the client did not start TLS, and transport.tls.force = true", ctx.channel());
         } else if (root instanceof SSLException) {
-            log.warn("{} closing: TLS handshake failed: {}", ctx.channel(), root.getMessage());
+            TLS_FAILED.warn("{} closing: TLS handshake failed: {}", ctx.channel(), root.getMessage());
         } else if (cause instanceof DecoderException) {
             log.warn("{} closing: {}", ctx.channel(), root.getMessage());
         } else if (cause instanceof java.io.IOException) {

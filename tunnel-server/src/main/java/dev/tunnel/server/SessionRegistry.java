@@ -4,6 +4,8 @@ import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ImmediateEventExecutor;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -15,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * client's run id (one per client process). A login with a run id that already has a session
  * evicts the old one: that is the same client process coming back, and its old session is a
  * ghost (a half-open connection the server has not noticed yet) whose ports the new one needs.
+ * It also counts the logged-in sessions per client address, for {@link ConnectionGate}.
  *
  * <p>Threading: sessions run on different event loops; the maps are concurrent.
  */
@@ -23,26 +26,35 @@ final class SessionRegistry {
     private final Map<String, ClientSession> byRunId = new ConcurrentHashMap<>();
     /** Sessions closed for new work (the client said goodbye) whose connection still drains streams. */
     private final Map<String, ClientSession> draining = new ConcurrentHashMap<>();
+    /** Logged-in sessions per client address. */
+    private final Map<InetAddress, Integer> addresses = new ConcurrentHashMap<>();
 
     /**
      * Adds {@code session}; returns a future that completes once the session it replaces (same
      * run id), if any, has released its ports and closed its listeners.
      */
     Future<?> register(ClientSession session) {
-        byId.put(session.id(), session);
+        if (byId.put(session.id(), session) == null) {
+            count(session, 1);
+        }
         ClientSession old = byRunId.put(session.runId(), session);
         if (old == null || old == session) {
             return ImmediateEventExecutor.INSTANCE.newSucceededFuture(null);
         }
-        byId.remove(old.id(), old);
+        if (byId.remove(old.id(), old)) {
+            count(old, -1);
+        }
         return old.evict("the same client (run id " + session.runId() + ") logged in again as session "
                 + session.id());
     }
 
     void unregister(ClientSession session) {
-        if (byId.remove(session.id(), session) && session.mux().channel().isActive()) {
-            draining.put(session.id(), session);
-            session.mux().channel().closeFuture().addListener(f -> draining.remove(session.id(), session));
+        if (byId.remove(session.id(), session)) {
+            count(session, -1);
+            if (session.mux().channel().isActive()) {
+                draining.put(session.id(), session);
+                session.mux().channel().closeFuture().addListener(f -> draining.remove(session.id(), session));
+            }
         }
         byRunId.remove(session.runId(), session);
     }
@@ -55,6 +67,20 @@ final class SessionRegistry {
     ClientSession findForLane(String sessionId) {
         ClientSession session = byId.get(sessionId);
         return session != null ? session : draining.get(sessionId);
+    }
+
+    /** Whether a client at {@code address} is logged in now. Any thread. */
+    boolean hasClientAt(InetAddress address) {
+        return addresses.containsKey(address);
+    }
+
+    private void count(ClientSession session, int delta) {
+        if (session.mux().channel().remoteAddress() instanceof InetSocketAddress a) {
+            addresses.compute(a.getAddress(), (k, n) -> {
+                int left = (n == null ? 0 : n) + delta;
+                return left <= 0 ? null : left;
+            });
+        }
     }
 
     ClientSession find(String sessionId) {

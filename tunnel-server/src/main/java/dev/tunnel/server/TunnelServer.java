@@ -104,7 +104,8 @@ public final class TunnelServer implements AutoCloseable {
                     TimeUnit.SECONDS.toMillis(config.auth.failedLoginBlockSeconds), System::currentTimeMillis), stats,
                     new ConnectionCaps(config.transport.maxConnectionsPerProxy, config.transport.maxConnectionsPerIP,
                             stats::connectionRefused), config.detailedErrorsToClient,
-                    ServerPlugins.of(config.httpPlugins, workerGroup), bulkGroup);
+                    ServerPlugins.of(config.httpPlugins, workerGroup), bulkGroup,
+                    new ProxyNames(config.maxProxiesPerClient));
             openTypes(types, new ServerEnvironment(config, workerGroup, publicConns, stats));
             MuxSettings mux = MuxSettings.configured(config.transport.tcpMuxInitialWindow,
                     config.transport.tcpMuxMaxWindow, config.transport.tcpMuxSessionWindow);
@@ -119,7 +120,9 @@ public final class TunnelServer implements AutoCloseable {
                     .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(512 * 1024, 2 * 1024 * 1024))
                     .childHandler(new ServerChannelInitializer(context, ssl, config.transport.tls.force, mux,
                             config.transport.heartbeatTimeout, config.transport.tcpMuxKeepaliveInterval,
-                            config.transport.tcpMuxExpressLane));
+                            config.transport.tcpMuxExpressLane, new ConnectionGate(throttle, new HandshakeThrottle(
+                            config.transport.handshakeRatePerIP, config.transport.handshakeBurstPerIP,
+                            config.transport.handshakeRate, System::nanoTime), context.sessions())));
             KeepAlive.applyToChildren(bootstrap, config.transport.tcpKeepalive);
             if (config.transport.sendBufferSize > 0) {
                 bootstrap.childOption(ChannelOption.SO_SNDBUF, config.transport.sendBufferSize);

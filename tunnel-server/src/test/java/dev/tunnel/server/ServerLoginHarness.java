@@ -43,7 +43,7 @@ final class ServerLoginHarness {
                 new io.netty.channel.group.DefaultChannelGroup(io.netty.util.concurrent.GlobalEventExecutor.INSTANCE),
                 dev.tunnel.server.proxy.ServerProxyTypes.standard(), new LoginThrottle(0, 0, System::currentTimeMillis),
                 new dev.tunnel.server.web.ServerStats(java.time.Clock.systemDefaultZone()), ConnectionCaps.none(), true,
-                dev.tunnel.server.plugin.ServerPlugins.NONE, null);
+                dev.tunnel.server.plugin.ServerPlugins.NONE, null, new ProxyNames(0));
     }
 
     /** A new connection; handlers are in place before channelActive, as with a real socket. */

@@ -4,11 +4,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
- * A token bucket of bytes: {@link #rate()} bytes a second, holding at most one second's worth
- * (frp's burst). Readers {@linkplain #consume take} what they read after the fact, which may put
- * the bucket in debt by one read; {@link #waitNanos()} says how long until it is out of debt.
- * Invariant: {@code tokens <= rate}; a negative balance is a debt to be refilled before the
- * next read.
+ * A token bucket: {@link #rate()} tokens a second, holding at most {@code burst} (for bytes, one
+ * second's worth, frp's burst). Readers {@linkplain #consume take} bytes they read after the
+ * fact, which may put the bucket in debt by one read; {@link #waitNanos()} says how long until it
+ * is out of debt. Admissions (a connection, a handshake) {@linkplain #tryTake take one token} or
+ * are refused. Invariant: {@code tokens <= burst}; a negative balance is a debt to be refilled
+ * before the next read.
  *
  * <p>Thread-safe: one bucket is shared by every connection of a proxy, on any event loop.
  */
@@ -16,6 +17,7 @@ public final class TokenBucket {
     private static final long NANOS_PER_SECOND = TimeUnit.SECONDS.toNanos(1);
 
     private final long rate;
+    private final long burst;
     private final LongSupplier clock;
     private double tokens;
     private long lastNanos;
@@ -27,12 +29,25 @@ public final class TokenBucket {
 
     /** @param clock nanoseconds, as {@link System#nanoTime()} (tests pass their own) */
     public TokenBucket(long rate, LongSupplier clock) {
+        this(rate, rate, clock);
+    }
+
+    /**
+     * @param rate  tokens per second, > 0
+     * @param burst most tokens held, and held at the start, > 0
+     * @param clock nanoseconds, as {@link System#nanoTime()} (tests pass their own)
+     */
+    public TokenBucket(long rate, long burst, LongSupplier clock) {
         if (rate <= 0) {
             throw new IllegalArgumentException("rate: " + rate + " (expected: > 0)");
         }
+        if (burst <= 0) {
+            throw new IllegalArgumentException("burst: " + burst + " (expected: > 0)");
+        }
         this.rate = rate;
+        this.burst = burst;
         this.clock = clock;
-        this.tokens = rate;
+        this.tokens = burst;
         this.lastNanos = clock.getAsLong();
     }
 
@@ -44,6 +59,16 @@ public final class TokenBucket {
     public synchronized void consume(long bytes) {
         refill();
         tokens -= bytes;
+    }
+
+    /** Takes one token if the bucket holds one; returns whether it did. */
+    public synchronized boolean tryTake() {
+        refill();
+        if (tokens < 1) {
+            return false;
+        }
+        tokens -= 1;
+        return true;
     }
 
     /** Nanoseconds until the balance is no longer negative; 0 when a read may go ahead now. */
@@ -59,7 +84,7 @@ public final class TokenBucket {
         long now = clock.getAsLong();
         long elapsed = now - lastNanos;
         if (elapsed > 0) {
-            tokens = Math.min(rate, tokens + (double) elapsed * rate / NANOS_PER_SECOND);
+            tokens = Math.min(burst, tokens + (double) elapsed * rate / NANOS_PER_SECOND);
             lastNanos = now;
         }
     }

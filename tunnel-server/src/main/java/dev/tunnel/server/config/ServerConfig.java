@@ -34,6 +34,11 @@ public class ServerConfig {
     /** Public ports one client may hold; 0 = unlimited. */
     public int maxPortsPerClient = 0;
     /**
+     * Tunnel extension: proxies one client session may hold, of every type (those without a
+     * port, stcp, sudp, xtcp and http, count too); more are refused. 0 = unlimited.
+     */
+    public int maxProxiesPerClient = 10_000;
+    /**
      * Whether clients are told why a login or a proxy was refused (true, frp's default); false
      * sends frp's generic "register control error" / "new proxy [NAME] error" instead, and only
      * the server's log has the reason.
@@ -153,6 +158,18 @@ public class ServerConfig {
          * proxies; more are refused. 0 = unlimited.
          */
         public int maxConnectionsPerIP = 0;
+        /**
+         * Tunnel extension: new connections a second one address may open on bindPort (each a TLS
+         * handshake); more are reset before TLS. 0 = unlimited.
+         */
+        public int handshakeRatePerIP = 50;
+        /** Tunnel extension: connections one address may open at once after a quiet spell (> 0). */
+        public int handshakeBurstPerIP = 20;
+        /**
+         * Tunnel extension: new connections a second all addresses together may open on bindPort;
+         * more are reset before TLS. 0 = unlimited.
+         */
+        public int handshakeRate = 200;
         public Tls tls = new Tls();
     }
 

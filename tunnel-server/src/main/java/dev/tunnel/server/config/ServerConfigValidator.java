@@ -40,6 +40,7 @@ final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
         checks.port("bindPort", cfg.bindPort);
         checks.atLeast("userConnTimeout", cfg.userConnTimeout, 1);
         checks.atLeast("maxPortsPerClient", cfg.maxPortsPerClient, 0);
+        checks.atLeast("maxProxiesPerClient", cfg.maxProxiesPerClient, 0);
         checks.range("udpPacketSize", cfg.udpPacketSize, 1, 65535);
         cfg.auth.validate("auth", checks);
         checks.atLeast("auth.maxFailedLogins", cfg.auth.maxFailedLogins, 0);
@@ -118,6 +119,9 @@ final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
         checks.atLeast("transport.maxStreamsPerClient", t.maxStreamsPerClient, 0);
         checks.atLeast("transport.maxConnectionsPerProxy", t.maxConnectionsPerProxy, 0);
         checks.atLeast("transport.maxConnectionsPerIP", t.maxConnectionsPerIP, 0);
+        checks.atLeast("transport.handshakeRatePerIP", t.handshakeRatePerIP, 0);
+        checks.atLeast("transport.handshakeBurstPerIP", t.handshakeBurstPerIP, 1);
+        checks.atLeast("transport.handshakeRate", t.handshakeRate, 0);
         t.validate("transport", checks, Transports.MAX_THREADS, IoUringSetting.VALUES);
         if (t.tls.selfSignedDir != null) {
             checks.notBlank("transport.tls.selfSignedDir", t.tls.selfSignedDir);

@@ -21,10 +21,12 @@ import java.util.concurrent.atomic.LongAdder;
  * counters; this table only remembers what a closed proxy had counted and splits traffic into days.
  *
  * <p>Bounded: at most {@value #MAX_OFFLINE} offline clients and as many offline proxies are kept,
- * the longest offline dropped first.
+ * the longest offline dropped first ({@link RecentTable}: a proxy or client going on or offline
+ * costs a few map operations, however many there are).
  *
- * <p>Threading: sessions on every event loop and the web server call in; every method holds the
- * table's lock for a few map operations. The counters it reads are thread-safe.
+ * <p>Threading: sessions on every event loop and the web server call in; the sessions' calls
+ * hold the table's lock for a few map operations, the API's listings for one pass over the
+ * table. The counters it reads are thread-safe.
  */
 public final class ServerStats {
     static final int MAX_OFFLINE = 1000;
@@ -71,8 +73,8 @@ public final class ServerStats {
     }
 
     private final Clock clock;
-    private final Map<String, ClientEntry> clients = new LinkedHashMap<>();
-    private final Map<String, ProxyEntry> proxies = new LinkedHashMap<>();
+    private final RecentTable<ClientEntry> clients = new RecentTable<>(MAX_OFFLINE);
+    private final RecentTable<ProxyEntry> proxies = new RecentTable<>(MAX_OFFLINE);
     private final LongAdder failedLogins = new LongAdder();
     private final LongAdder refusedConnections = new LongAdder();
     /** The vhost ports' counters by scheme ("http", "https"), in the order they opened. */
@@ -209,18 +211,16 @@ public final class ServerStats {
         c.last = now;
         c.disconnected = 0;
         c.figures = figures;
-        clients.put(runId, c); // most recent last
+        clients.putOnline(runId, c);
     }
 
     /** Session {@code sessionId} of {@code runId} ended (a newer session of the same client is left alone). */
     public synchronized void clientOffline(String runId, String sessionId) {
-        ClientEntry c = clients.get(runId);
+        ClientEntry c = clients.online(runId);
         if (c != null && sessionId.equals(c.sessionId) && c.disconnected == 0) {
             c.disconnected = clock.millis() / 1000;
             c.figures = null;
-            clients.remove(runId);
-            clients.put(runId, c);
-            trim(clients, e -> e.disconnected != 0);
+            clients.goOffline(runId);
         }
     }
 
@@ -256,22 +256,20 @@ public final class ServerStats {
         p.lastStart = clock.millis();
         p.dayIn.rebase(p.foldedIn); // the live counters count from 0: all they hold is new
         p.dayOut.rebase(p.foldedOut);
-        proxies.put(name, p);
+        proxies.putOnline(name, p);
     }
 
     /** Proxy {@code name} closed its public side; its counts are kept. */
     public synchronized void proxyClosed(String name, Traffic live) {
-        ProxyEntry p = proxies.get(name);
-        if (p == null || !p.online || !java.util.Objects.equals(p.live, live)) {
+        ProxyEntry p = proxies.online(name);
+        if (p == null || !java.util.Objects.equals(p.live, live)) {
             return; // already closed, or replaced by a newer start of the same name
         }
         sample(p, today());
         fold(p);
         p.online = false;
         p.lastClose = clock.millis();
-        proxies.remove(name);
-        proxies.put(name, p);
-        trim(proxies, e -> !e.online);
+        proxies.goOffline(name);
     }
 
     /** A login was refused (bad token, unknown user, bad proof). */
@@ -305,20 +303,20 @@ public final class ServerStats {
     }
 
     synchronized List<ClientView> clients() {
-        List<ClientView> out = new ArrayList<>(clients.size());
-        for (ClientEntry c : clients.values()) {
+        List<ClientView> out = new ArrayList<>(clients.onlineCount() + clients.offlineCount());
+        clients.forEach((runId, c) -> {
             SessionFigures f = c.figures;
             out.add(new ClientView(c.runId, c.user, c.runId, c.version, c.hostname, c.ip, c.first, c.last,
                     c.disconnected, c.disconnected == 0, f == null ? 0 : f.rttNanos(),
                     f == null ? 0 : f.windowStalls(), f == null ? 0 : f.queueDelayNanos(), c.clientId, c.metas));
-        }
+        });
         out.sort(Comparator.comparing(ClientView::user).thenComparing(ClientView::key));
         return out;
     }
 
     synchronized List<ProxyView> proxies() {
         LocalDate today = today();
-        List<ProxyView> out = new ArrayList<>(proxies.size());
+        List<ProxyView> out = new ArrayList<>(proxies.onlineCount() + proxies.offlineCount());
         proxies.forEach((name, p) -> out.add(view(name, p, today)));
         out.sort(Comparator.comparing(ProxyView::name));
         return out;
@@ -337,7 +335,7 @@ public final class ServerStats {
     /** Samples every proxy's counters into its days (a timer calls this so a day's bytes land on that day). */
     public synchronized void sampleAll() {
         LocalDate today = today();
-        proxies.values().forEach(p -> sample(p, today));
+        proxies.forEach((name, p) -> sample(p, today));
     }
 
     private ProxyView view(String name, ProxyEntry p, LocalDate today) {
@@ -363,16 +361,5 @@ public final class ServerStats {
 
     private LocalDate today() {
         return LocalDate.ofInstant(clock.instant(), ZoneId.systemDefault());
-    }
-
-    private static <V> void trim(Map<String, V> map, java.util.function.Predicate<V> offline) {
-        long count = map.values().stream().filter(offline).count();
-        var it = map.values().iterator();
-        while (count > MAX_OFFLINE && it.hasNext()) {
-            if (offline.test(it.next())) {
-                it.remove();
-                count--;
-            }
-        }
     }
 }
