@@ -51,6 +51,8 @@ class PlainRequestHeadTest {
         "GET  / HTTP/1.1\r\nHost: a.example.com\r\n\r\n",
         "GET / HTTP/1.0\r\nHost: a.example.com\r\n\r\n",
         "GET http://a.example.com/x HTTP/1.1\r\nHost: b.example.com\r\n\r\n",
+        "GET /x/../a/%61/./b?q=/.. HTTP/1.1\r\nHost: a.example.com\r\n\r\n",
+        "GET //a/.b/c;p/%2e. HTTP/1.1\r\nHost: auth.example.com\r\n\r\n",
         "OPTIONS * HTTP/1.1\r\nHost: a.example.com\r\n\r\n",
         "BREW /pot HTTP/1.1\r\nHost: a.example.com\r\n\r\n",
         "get / HTTP/1.1\r\nHost: a.example.com\r\n\r\n",
@@ -116,7 +118,7 @@ class PlainRequestHeadTest {
     @Timeout(180) // a thousand cases on a shared 2-core machine
     void theScanAndTheDecoderSendEveryInputAlike() {
         Fuzz.run("vhost.request.plain", rnd -> {
-            byte[] input = NearPlainInputs.mutated(rnd, NEAR_PLAIN, ":\r\n \t,/?#");
+            byte[] input = NearPlainInputs.mutated(rnd, NEAR_PLAIN, ":\r\n \t,/?#.%;\\");
             int[] cuts = NearPlainInputs.cuts(rnd, input.length);
             String seen = new String(input, StandardCharsets.ISO_8859_1);
             Outcome scanned = run(true, input, cuts);
