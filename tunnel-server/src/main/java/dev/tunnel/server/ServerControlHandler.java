@@ -17,7 +17,6 @@ import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.protocol.mux.Heartbeat;
 import dev.tunnel.protocol.mux.MuxSession;
 import dev.tunnel.protocol.transport.LoopMove;
-import dev.tunnel.runtime.BurstLog;
 import dev.tunnel.server.plugin.PluginException;
 import dev.tunnel.server.plugin.PluginOp;
 import dev.tunnel.server.proxy.secret.SecretProxyType;
@@ -59,9 +58,6 @@ import org.slf4j.LoggerFactory;
 final class ServerControlHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(ServerControlHandler.class);
     private static final AtomicLong SESSION_IDS = new AtomicLong();
-    /** Connections anyone can open and leave half-done: logged once per burst. */
-    private static final BurstLog STALLED = new BurstLog(log);
-    private static final BurstLog TLS_FAILED = new BurstLog(log);
 
     private final ServerContext server;
     private final MuxSession mux;
@@ -108,7 +104,7 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
                 SslHandler tls = ctx.pipeline().get(SslHandler.class);
                 String stage = tls != null && !tls.handshakeFuture().isDone() ? "TLS handshake"
                         : prefaceSeen ? "login" : "preface";
-                STALLED.warn("{} closing: no login within {} s (transport.loginTimeout; stuck in {})", ctx.channel(),
+                log.warn("{} closing: no login within {} s (transport.loginTimeout; stuck in {})", ctx.channel(),
                         server.loginTimeoutSeconds(), stage);
                 ctx.close();
             }
@@ -393,7 +389,7 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
         if (root instanceof NotSslRecordException) {
             log.warn("{} closing: the client did not start TLS, and transport.tls.force = true", ctx.channel());
         } else if (root instanceof SSLException) {
-            TLS_FAILED.warn("{} closing: TLS handshake failed: {}", ctx.channel(), root.getMessage());
+            log.warn("{} closing: TLS handshake failed: {}", ctx.channel(), root.getMessage());
         } else if (cause instanceof DecoderException) {
             log.warn("{} closing: {}", ctx.channel(), root.getMessage());
         } else if (cause instanceof java.io.IOException) {
