@@ -103,10 +103,13 @@ class PkiAndLimitsTest {
         assertEchoes(b);
 
         // Bob cannot take alice's port, and bob's token does not open alice's account.
-        TunnelClient bobTakesAlicesPort = tunnel.startClient(asUser(server, echo, "bob", "bob-secret", alicePort));
+        // (a proxy name of its own: bob's "web" is taken by bob's first client, a refusal of its own)
+        ClientConfig takesAlicesPort = asUser(server, echo, "bob", "bob-secret", alicePort);
+        takesAlicesPort.proxies.get(0).name = "web2";
+        TunnelClient bobTakesAlicesPort = tunnel.startClient(takesAlicesPort);
         bobTakesAlicesPort.firstLogin().get(10, TimeUnit.SECONDS);
-        await(() -> bobTakesAlicesPort.proxy("web").isPresent());
-        assertThat(bobTakesAlicesPort.proxy("web").orElseThrow().error()).contains("already used by another proxy");
+        await(() -> bobTakesAlicesPort.proxy("web2").isPresent());
+        assertThat(bobTakesAlicesPort.proxy("web2").orElseThrow().error()).contains("already used by another proxy");
         assertThat(catchFailure(tunnel.startClient(asUser(server, echo, "alice", "bob-secret", 0))))
                 .hasMessageContaining("authorization failed");
         assertThat(catchFailure(tunnel.startClient(asUser(server, echo, "", "", 0))))
