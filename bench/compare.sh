@@ -512,7 +512,7 @@ if has_section vhost; then
       awk '$1 != "test" && NF == 4 {v[$1" "$2] = $3; r[$1" "$2] = $4; t[$1] = 1}
         END {
           n = split("ka ka-cpu-us close close-cpu-us down up", order, " ")
-          split("keep-alive req/s (wrk -c50)|  tunnel CPU per request, us|new connection per request, req/s|  tunnel CPU per request, us|1 GiB download, MB/s (sha256 checked)|1 GiB upload, MB/s (sha256 checked)", label, "|")
+          split("keep-alive req/s (wrk -c50)|&nbsp;&nbsp;tunnel CPU per request, us|new connection per request, req/s|&nbsp;&nbsp;tunnel CPU per request, us|1 GiB download, MB/s (sha256 checked)|1 GiB upload, MB/s (sha256 checked)", label, "|")
           for (i = 1; i <= n; i++) { k = order[i]; if (!(k in t)) continue
             printf "| %s |", label[i]
             split("vhost tcp nginx", cols, " ")
@@ -524,7 +524,7 @@ if has_section vhost; then
 fi
 if has_section udp; then
   log "bench/udp.sh"
-  if SKIP_BUILD=1 SECTION_OUT="$WORK/udp.md" bench/udp.sh --no-install $([ $QUICK = 1 ] && echo --quick) > "$WORK/udp.log" 2>&1; then
+  if SKIP_BUILD=1 SECTION_OUT="$WORK/udp.md" bench/udp.sh $([ $INSTALL = 0 ] && echo --no-install) $([ $QUICK = 1 ] && echo --quick) > "$WORK/udp.log" 2>&1; then
     { echo; cat "$WORK/udp.md"; } >> "$OUT"
   else
     log "bench/udp.sh failed: $(tail -3 "$WORK/udp.log" | tr '\n' ' ')"
