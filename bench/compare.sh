@@ -4,7 +4,8 @@
 # runs bench/link.sh (latency under load on a shared link), bench/vhost.sh and bench/udp.sh and
 # puts their tables after its own. Run it alone on the machine, under the bench lock:
 #
-#   flock /tmp/tunnel-bench.lock bench/compare.sh           full run, about 50 minutes
+#   flock /tmp/tunnel-bench.lock bench/compare.sh           full run, about 55 minutes (its own table
+#                                                           22, link.sh 23, vhost.sh 8, udp.sh 3)
 #   flock /tmp/tunnel-bench.lock bench/compare.sh --quick   a few minutes, small counts: checks
 #                                                           that the harness works (writes to its work dir)
 #   options: --out FILE (default docs/benchmarks.md; --quick writes into its work dir)
