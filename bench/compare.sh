@@ -15,7 +15,8 @@
 #            MAIN_RAW=docs/benchmarks-raw.txt (main's table from that earlier run's figures instead of
 #            measuring it again, when only the other sections are to be refreshed)
 #
-# Everything listens on 127.0.0.1 (ports 17000-17999). Every load is bounded in count and time.
+# Everything listens on 127.0.0.1 (ports 17000-17999; link.sh 18700-18799, vhost.sh 19400-19429,
+# udp.sh 19800-19899). Every load is bounded in count and time.
 # Columns: direct (the load tool straight to the backend), ssh -R, two chained HAProxy TCP relays
 # (a reference: the hops any user-space tunnel adds, in C, without TLS), the tunnel in mux mode with
 # TLS on and off, pool mode with TLS (transport.poolCount = 5),
