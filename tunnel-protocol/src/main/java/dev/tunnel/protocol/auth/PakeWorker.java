@@ -6,6 +6,7 @@ import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Callable;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -25,24 +26,38 @@ public final class PakeWorker {
     /** Computations waiting for a thread before new ones are refused. */
     public static final int MAX_QUEUED = 256;
 
-    private static final PakeWorker SHARED = new PakeWorker();
+    private static final PakeWorker SHARED = new PakeWorker(pool());
 
-    private final ThreadPoolExecutor pool = new ThreadPoolExecutor(THREADS, THREADS, 30, TimeUnit.SECONDS,
-            new ArrayBlockingQueue<>(MAX_QUEUED), new DefaultThreadFactory("tunnel-pake", true));
+    private final Executor executor;
 
-    private PakeWorker() {
+    private PakeWorker(Executor executor) {
+        this.executor = executor;
+    }
+
+    private static ThreadPoolExecutor pool() {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(THREADS, THREADS, 30, TimeUnit.SECONDS,
+                new ArrayBlockingQueue<>(MAX_QUEUED), new DefaultThreadFactory("tunnel-pake", true));
         pool.allowCoreThreadTimeOut(true);
+        return pool;
     }
 
     public static PakeWorker shared() {
         return SHARED;
     }
 
+    /**
+     * Runs each computation at once on the thread that submits it: for tests on an
+     * {@code EmbeddedChannel}, whose loop counts every thread as its own.
+     */
+    public static PakeWorker inline() {
+        return new PakeWorker(Runnable::run);
+    }
+
     /** Runs {@code task} on a worker thread; the future completes on {@code loop}. */
     public <T> Future<T> submit(EventExecutor loop, Callable<T> task) {
         Promise<T> promise = loop.newPromise();
         try {
-            pool.execute(() -> {
+            executor.execute(() -> {
                 try {
                     promise.trySuccess(task.call());
                 } catch (Throwable t) {

@@ -71,6 +71,14 @@ public final class TokenVerifier {
         return new TokenVerifier(salt, verifier);
     }
 
+    /**
+     * This verifier under another salt: it then matches no token. The server answers a PAKE hello
+     * for a user it does not have with one, so that the answer looks like any other.
+     */
+    public TokenVerifier decoy(byte[] otherSalt) {
+        return new TokenVerifier(otherSalt.clone(), verifier);
+    }
+
     /** {@code srp6a-sha256-2048:<salt base64>:<verifier base64>}. */
     public String format() {
         Base64.Encoder b64 = Base64.getEncoder();
