@@ -2,6 +2,9 @@ package dev.tunnel.bench;
 
 import dev.tunnel.client.TunnelClient;
 import dev.tunnel.client.config.ClientConfig;
+import dev.tunnel.protocol.auth.PakeClient;
+import dev.tunnel.protocol.auth.PakeServer;
+import dev.tunnel.protocol.auth.TokenVerifier;
 import dev.tunnel.server.TunnelServer;
 import dev.tunnel.server.config.ServerConfig;
 import java.util.Arrays;
@@ -30,6 +33,7 @@ public final class LoginTime {
         config.bindPort = 0;
         config.auth.token = "login-time-token";
         config.auth.maxFailedLogins = 0;
+        primitives(logins);
         try (TunnelServer server = TunnelServer.start(config)) {
             long[] token = new long[logins];
             long[] pake = new long[logins];
@@ -49,6 +53,32 @@ public final class LoginTime {
             System.out.printf("difference of the medians: %+.2f ms%n", pakeMedian - tokenMedian);
         }
         System.exit(0);
+    }
+
+    /** The median cost of each SRP step on one thread (after as many runs to warm up). */
+    private static void primitives(int runs) {
+        TokenVerifier verifier = TokenVerifier.create("login-time-token");
+        long[][] t = new long[4][runs];
+        for (int i = -runs; i < runs; i++) {
+            long t0 = System.nanoTime();
+            PakeClient client = PakeClient.start("login-time-token");
+            long t1 = System.nanoTime();
+            PakeServer server = PakeServer.start(verifier);
+            long t2 = System.nanoTime();
+            client.finish(server.salt(), server.serverPublic());
+            long t3 = System.nanoTime();
+            server.agree(client.clientPublic());
+            long t4 = System.nanoTime();
+            if (i >= 0) {
+                t[0][i] = t1 - t0;
+                t[1][i] = t2 - t1;
+                t[2][i] = t3 - t2;
+                t[3][i] = t4 - t3;
+            }
+        }
+        System.out.printf("SRP steps, median of %d: client A %.2f ms, server B %.2f ms, client S %.2f ms,"
+                + " server S %.2f ms%n", runs, percentile(t[0], 50), percentile(t[1], 50), percentile(t[2], 50),
+                percentile(t[3], 50));
     }
 
     /** Nanoseconds from start to the first login of a client with {@code auth.pake = pake}. */
