@@ -8,6 +8,10 @@ import dev.tunnel.protocol.ControlMessage.Login;
 import dev.tunnel.protocol.ControlMessage.LoginResult;
 import dev.tunnel.protocol.ControlMessage.NewProxy;
 import dev.tunnel.protocol.ControlMessage.NewProxyResult;
+import dev.tunnel.protocol.ControlMessage.PakeChallenge;
+import dev.tunnel.protocol.auth.PakeClient;
+import dev.tunnel.protocol.auth.PakeKeys;
+import dev.tunnel.protocol.auth.PakeMode;
 import dev.tunnel.protocol.Preface;
 import dev.tunnel.protocol.PrefaceDecoder.PrefaceEvent;
 import dev.tunnel.protocol.ProtocolException;
@@ -27,9 +31,10 @@ import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
- * The client's end of the tunnel connection. On connect it sends its preface; on the server's
- * {@link Challenge} it sends, in one flush, the login ({@link LoginExchange}) and every proxy
- * registration (the server handles them in order). A successful result is accepted only with
+ * The client's end of the tunnel connection. On connect it sends its preface (and, for the PAKE
+ * login, its hello); on the server's {@link Challenge} (for the PAKE login, on the
+ * {@link PakeChallenge} behind it) it sends, in one flush, the login ({@link LoginExchange}) and
+ * every proxy registration (the server handles them in order). A successful result is accepted only with
  * the server's proof, and only then does the mux carry streams. Answers go to the
  * {@link SessionListener}.
  *
@@ -39,12 +44,14 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ClientControlHandler.class);
     private final ClientIdentity identity;
     private final LoginExchange exchange;
+    private final ClientCredentials credentials;
     private final MuxSession mux;
     private final Heartbeat heartbeat;
     private final ProxyManager proxies;
     private final SessionListener listener;
     private final boolean tls;
     private boolean prefaceSeen;
+    private boolean challenged;
     private boolean loginSent;
     private boolean loggedIn;
     private String failure;
@@ -65,6 +72,7 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
         this.lanes = lanes;
         this.user = credentials.user();
         this.identity = identity;
+        this.credentials = credentials;
         this.exchange = new LoginExchange(credentials);
         this.mux = mux;
         this.heartbeat = heartbeat;
@@ -73,24 +81,58 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
         this.tls = tls;
     }
 
+    /**
+     * Sends the preface and, for the PAKE login, the hello behind it as soon as its {@code A} is
+     * computed (TLS queues both until its handshake is done).
+     */
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         ctx.writeAndFlush(Preface.encode(ctx.alloc()));
+        if (exchange.pake()) {
+            exchange.startPake(ctx.executor()).addListener(f -> {
+                if (!f.isSuccess()) {
+                    fail(ctx, "PAKE login: " + f.cause());
+                } else if (ctx.channel().isActive()) {
+                    ctx.writeAndFlush(new ControlFrame(exchange.hello((PakeClient) f.getNow())));
+                }
+            });
+        }
         ctx.fireChannelActive();
     }
 
-    /** Answers the challenge: the login and, right behind it, every proxy registration. */
+    /** Answers the challenge: the token login at once, the PAKE login once the server's PAKE challenge is in. */
     private void onChallenge(ChannelHandlerContext ctx, Challenge challenge) throws SSLPeerUnverifiedException {
-        if (!prefaceSeen || loginSent) {
+        if (!prefaceSeen || challenged) {
             throw new ProtocolException("unexpected login challenge");
         }
-        loginSent = true;
-        Login login = exchange.answer(challenge, LoginExchange.seenBinding(ctx.pipeline().get(SslHandler.class)),
-                identity, mux.settings().initialWindow());
-        if (login == null) {
+        challenged = true;
+        if (!exchange.challenged(challenge, LoginExchange.seenBinding(ctx.pipeline().get(SslHandler.class)))) {
             fail(ctx, exchange.refusal());
             return;
         }
+        if (!exchange.pake()) {
+            sendLogin(ctx, exchange.answer(identity, mux.settings().initialWindow()));
+        }
+    }
+
+    /** The PAKE login's second step: agree on the secret, then send the login it proves. */
+    private void onPakeChallenge(ChannelHandlerContext ctx, PakeChallenge challenge) {
+        if (!exchange.awaitsPakeChallenge()) {
+            throw new ProtocolException("unexpected PAKE challenge");
+        }
+        exchange.agree(challenge, ctx.executor()).addListener(f -> {
+            if (!f.isSuccess()) {
+                fail(ctx, "the server's PAKE challenge is invalid: " + f.cause().getMessage());
+            } else if (ctx.channel().isActive()) {
+                sendLogin(ctx, exchange.answer((PakeKeys) f.getNow(), identity, mux.settings().initialWindow()));
+            }
+        });
+    }
+
+    /** The login and, right behind it, every proxy registration, in one flush. */
+    private void sendLogin(ChannelHandlerContext ctx, Login login) {
+        loginSent = true;
+        ctx.channel().attr(LoginExchange.PROOF_KEY).set(exchange.proofKey());
         ctx.write(new ControlFrame(login));
         for (NewProxy registration : proxies.beginSession(ctx.channel())) {
             ctx.write(new ControlFrame(registration));
@@ -130,6 +172,8 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
         ControlMessage message = frame.message();
         if (message instanceof Challenge challenge) {
             onChallenge(ctx, challenge);
+        } else if (message instanceof PakeChallenge challenge) {
+            onPakeChallenge(ctx, challenge);
         } else if (message instanceof LoginResult result) {
             onLoginResult(ctx, result);
         } else if (message instanceof NewProxyResult result && loggedIn) {
@@ -145,9 +189,13 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
         if (loggedIn || !prefaceSeen) {
             throw new ProtocolException("unexpected login result");
         }
+        exchange.resultArrived();
         if (!result.ok()) {
             failure = "server refused login: " + result.error()
                     + (loginSent ? " (this client saw " + exchange.describeSeen() + ")" : "");
+            if (exchange.serverLacksPake(result)) {
+                failure += "; the server lacks the PAKE login: " + fallBack();
+            }
             listener.loginRefused(result.code(), result.error());
             ctx.close();
             return;
@@ -174,7 +222,7 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
         heartbeat.start(ctx.pipeline().context(TunnelPipeline.HEARTBEAT));
         listener.loggedIn(result.sessionId());
         if (lanes != null && serverCapabilities.contains(Capabilities.EXPRESS_LANE)) {
-            lanes.open(mux, result.sessionId(), exchange.seenBinding());
+            lanes.open(mux, new SessionKey(result.sessionId(), exchange.proofKey()), exchange.seenBinding());
         }
         visitors.start(new VisitorStreams(mux, exchange.serverNonce(), user));
     }
@@ -206,6 +254,12 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
         proxies.sessionEnded(ctx.channel());
         visitors.stop();
         String reason = failure;
+        SslHandler tlsHandler = ctx.pipeline().get(SslHandler.class);
+        boolean reachedServer = tlsHandler == null || tlsHandler.handshakeFuture().isSuccess();
+        if (reason == null && reachedServer && exchange.serverLacksPake(null)) {
+            reason = "the server closed the connection on the PAKE login (a server that predates it does so): "
+                    + fallBack();
+        }
         if (reason == null && !prefaceSeen) {
             reason = closedBeforeAnswering("");
         }
@@ -229,6 +283,15 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
         } else {
             fail(ctx, cause.toString());
         }
+    }
+
+    /** The server lacks the PAKE login: the next connection falls back to the token login, unless it is required. */
+    private String fallBack() {
+        String what = credentials.pake().serverLacksIt();
+        if (credentials.pake().mode() == PakeMode.PREFERRED) {
+            listener.pakeFallback();
+        }
+        return what;
     }
 
     private String closedBeforeAnswering(String detail) {

@@ -70,7 +70,7 @@ final class ClientWorkConn extends ChannelInboundHandlerAdapter {
     }
 
     private final ClientCredentials credentials;
-    private final String sessionId;
+    private final SessionKey session;
     private final ChannelBinding loginBinding;
     private final Starter starter;
     /** The handshake offers X25519 alone: usable only if it resumes ({@link TlsSessions}). */
@@ -79,11 +79,11 @@ final class ClientWorkConn extends ChannelInboundHandlerAdapter {
     private final String issuedNonce;
     private boolean answered;
 
-    private ClientWorkConn(ClientCredentials credentials, String sessionId, ChannelBinding loginBinding, Starter starter,
+    private ClientWorkConn(ClientCredentials credentials, SessionKey session, ChannelBinding loginBinding, Starter starter,
                            boolean x25519Only, String issuedNonce) {
         this.issuedNonce = issuedNonce;
         this.credentials = credentials;
-        this.sessionId = sessionId;
+        this.session = session;
         this.loginBinding = loginBinding;
         this.starter = starter;
         this.x25519Only = x25519Only;
@@ -97,7 +97,7 @@ final class ClientWorkConn extends ChannelInboundHandlerAdapter {
      *                         connection up if its handshake is full after all ({@link TlsSessions})
      * @param issuedNonce      a nonce the server issued ahead for this connection, or null
      */
-    static void initPipeline(SocketChannel ch, Settings settings, String sessionId, ChannelBinding loginBinding,
+    static void initPipeline(SocketChannel ch, Settings settings, SessionKey session, ChannelBinding loginBinding,
                              Starter starter, boolean expectResumption, String issuedNonce) {
         ChannelPipeline p = ch.pipeline();
         boolean x25519Only = false;
@@ -106,14 +106,14 @@ final class ClientWorkConn extends ChannelInboundHandlerAdapter {
             x25519Only = expectResumption && TlsSessions.offerX25519Only(tls);
             p.addLast(TunnelPipeline.TLS, tls);
         }
-        addHandlers(p, settings, sessionId, loginBinding, starter, x25519Only, issuedNonce);
+        addHandlers(p, settings, session, loginBinding, starter, x25519Only, issuedNonce);
     }
 
     /** What follows the optional TLS handler: the codec and this handler. */
-    static void addHandlers(ChannelPipeline p, Settings settings, String sessionId, ChannelBinding loginBinding,
+    static void addHandlers(ChannelPipeline p, Settings settings, SessionKey session, ChannelBinding loginBinding,
                             Starter starter, boolean x25519Only, String issuedNonce) {
         TunnelPipeline.addClientWorkConn(p);
-        p.addLast(TunnelPipeline.WORK_CONN, new ClientWorkConn(settings.credentials(), sessionId, loginBinding, starter,
+        p.addLast(TunnelPipeline.WORK_CONN, new ClientWorkConn(settings.credentials(), session, loginBinding, starter,
                 x25519Only, issuedNonce));
     }
 
@@ -158,9 +158,9 @@ final class ClientWorkConn extends ChannelInboundHandlerAdapter {
             return false;
         }
         String nonce = LoginProof.newNonce();
-        String proof = ConnectionProof.WORK_CONN.compute(credentials.token(), credentials.user(), sessionId,
+        String proof = ConnectionProof.WORK_CONN.compute(session.key(), credentials.user(), session.id(),
                 serverNonce, nonce, seen);
-        ctx.writeAndFlush(new ControlFrame(new NewWorkConn(sessionId, System.currentTimeMillis(), nonce, proof,
+        ctx.writeAndFlush(new ControlFrame(new NewWorkConn(session.id(), System.currentTimeMillis(), nonce, proof,
                 issued ? serverNonce : "")));
         return true;
     }

@@ -63,10 +63,10 @@ final class LaneConnector {
     }
 
     /**
-     * Opens the bulk lane of {@code mux}, the logged-in session {@code sessionId} whose login was
+     * Opens the bulk lane of {@code mux}, the logged-in {@code session} whose login was
      * proven for {@code loginBinding}.
      */
-    void open(MuxSession mux, String sessionId, ChannelBinding loginBinding) {
+    void open(MuxSession mux, SessionKey session, ChannelBinding loginBinding) {
         mux.allowLanes();
         Bootstrap bootstrap = new Bootstrap()
                 .group(LoopMove.another(mux.eventLoop()))
@@ -84,7 +84,7 @@ final class LaneConnector {
                         }
                         TunnelPipeline.addClientLane(p, heartbeatTimeout);
                         MuxSession owner = mux.newBulkOwner();
-                        p.addLast(TunnelPipeline.LANE_JOIN, new Join(mux, owner, sessionId, loginBinding));
+                        p.addLast(TunnelPipeline.LANE_JOIN, new Join(mux, owner, session, loginBinding));
                         p.addLast(TunnelPipeline.BULK_MUX, owner);
                         p.addLast(TunnelPipeline.BULK_LANE, new BulkLane(mux, heartbeatTimeout));
                     }
@@ -113,13 +113,13 @@ final class LaneConnector {
     private final class Join extends ChannelInboundHandlerAdapter {
         private final MuxSession mux;
         private final MuxSession owner;
-        private final String sessionId;
+        private final SessionKey session;
         private final ChannelBinding loginBinding;
 
-        Join(MuxSession mux, MuxSession owner, String sessionId, ChannelBinding loginBinding) {
+        Join(MuxSession mux, MuxSession owner, SessionKey session, ChannelBinding loginBinding) {
             this.mux = mux;
             this.owner = owner;
-            this.sessionId = sessionId;
+            this.session = session;
             this.loginBinding = loginBinding;
         }
 
@@ -176,9 +176,9 @@ final class LaneConnector {
                         + (loginBinding.isNone() ? "no TLS" : loginBinding.fingerprint()) + ")";
             }
             String nonce = LoginProof.newNonce();
-            String proof = ConnectionProof.LANE.compute(settings.credentials().token(), settings.credentials().user(), sessionId,
+            String proof = ConnectionProof.LANE.compute(session.key(), settings.credentials().user(), session.id(),
                     challenge.serverNonce(), nonce, seen);
-            ctx.writeAndFlush(new ControlFrame(new JoinLane(sessionId, System.currentTimeMillis(), nonce, proof)));
+            ctx.writeAndFlush(new ControlFrame(new JoinLane(session.id(), System.currentTimeMillis(), nonce, proof)));
             return null;
         }
 

@@ -1,30 +1,59 @@
 package dev.tunnel.client;
 
+import dev.tunnel.protocol.Capabilities;
 import dev.tunnel.protocol.ControlMessage.Challenge;
 import dev.tunnel.protocol.ControlMessage.Login;
-import dev.tunnel.protocol.Options;
 import dev.tunnel.protocol.ControlMessage.LoginResult;
+import dev.tunnel.protocol.ControlMessage.PakeChallenge;
+import dev.tunnel.protocol.ControlMessage.PakeHello;
 import dev.tunnel.protocol.auth.ChannelBinding;
 import dev.tunnel.protocol.auth.LoginProof;
+import dev.tunnel.protocol.auth.PakeClient;
+import dev.tunnel.protocol.auth.PakeKeys;
+import dev.tunnel.protocol.auth.PakeWorker;
 import io.netty.handler.ssl.SslHandler;
+import io.netty.util.AttributeKey;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.Future;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.List;
 import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
- * The client's half of one login (docs/security.md): answers the server's {@link Challenge}
- * with a proof bound to the certificate this connection actually saw, and checks the server's
- * proof in the {@link LoginResult} before anything else is accepted. One instance per
- * connection; event loop only.
+ * The client's half of one login (docs/security.md), the PAKE login or the token login. Both
+ * answer the server's {@link Challenge} with a proof bound to the certificate this connection
+ * actually saw, and check the server's proof in the {@link LoginResult} before anything else is
+ * accepted. The PAKE login first sends a {@link PakeHello} ({@code A}), takes the server's
+ * {@link PakeChallenge} (salt, {@code B}) and proves the token with the secret they agree; its
+ * modular exponentiations run on the {@link PakeWorker}. One instance per connection.
+ *
+ * <p>Threading: the connection's event loop; the futures it returns complete there.
  */
 final class LoginExchange {
+    /** On the control channel once the login is sent: what the session's further connections key their proofs with. */
+    static final AttributeKey<String> PROOF_KEY = AttributeKey.valueOf(LoginExchange.class, "proofKey");
+
     private final ClientCredentials credentials;
+    private final boolean pake;
+    private final PakeWorker worker;
+    private PakeClient pakeClient;
+    private PakeKeys pakeKeys;
+    /** The server answered the hello (a PAKE challenge or a login result). */
+    private boolean helloAnswered;
     private String serverNonce;
     private String clientNonce;
     private ChannelBinding seen;
 
     LoginExchange(ClientCredentials credentials) {
+        this(credentials, PakeWorker.shared());
+    }
+
+    LoginExchange(ClientCredentials credentials, PakeWorker worker) {
         this.credentials = credentials;
+        this.pake = credentials.pake().useNext();
+        this.worker = worker;
     }
 
     /** The binding of the server certificate of this connection, or none without TLS. */
@@ -36,25 +65,86 @@ final class LoginExchange {
         return ChannelBinding.of((X509Certificate) chain[0]);
     }
 
+    /** Whether this connection logs in with the PAKE login. */
+    boolean pake() {
+        return pake;
+    }
+
+    /** Picks this login's secret and computes {@code A}, on the worker; then {@link #hello(PakeClient)}. */
+    Future<PakeClient> startPake(EventExecutor loop) {
+        String token = credentials.token();
+        return worker.submit(loop, () -> PakeClient.start(token));
+    }
+
+    /** The hello carrying {@code client}'s {@code A}. */
+    PakeHello hello(PakeClient client) {
+        pakeClient = client;
+        return new PakeHello(credentials.user(), client.clientPublic());
+    }
+
     /**
-     * Checks the certificate pin (if configured) and builds the login.
+     * Takes the server's challenge: its nonce, and the certificate this connection saw, checked
+     * against the pin (if configured).
      *
-     * @return the login, or null after {@link #refusal()} explains why this server is refused
+     * @return false after {@link #refusal()} explains why this server is refused
      */
-    Login answer(Challenge challenge, ChannelBinding seenBinding, ClientIdentity identity, int initialWindow) {
+    boolean challenged(Challenge challenge, ChannelBinding seenBinding) {
         this.seen = seenBinding;
         this.serverNonce = challenge.serverNonce();
-        if (!serverNonceAcceptable()) {
-            return null;
-        }
-        if (pinMismatch()) {
-            return null;
-        }
+        return serverNonceAcceptable() && !pinMismatch();
+    }
+
+    /** The token login for a challenge taken by {@link #challenged}. */
+    Login answer(ClientIdentity identity, int initialWindow) {
         clientNonce = LoginProof.newNonce();
         String proof = LoginProof.client(credentials.token(), credentials.user(), serverNonce, clientNonce, seen);
+        return login(proof, identity, identity.capabilities(), initialWindow);
+    }
+
+    /**
+     * The keys of the PAKE login for the server's {@code challenge} (after {@link #challenged}),
+     * computed on the worker; then {@link #answer(PakeKeys, ClientIdentity, int)}. Fails with an
+     * {@link IllegalArgumentException} when the server's values are invalid.
+     */
+    Future<PakeKeys> agree(PakeChallenge challenge, EventExecutor loop) {
+        helloAnswered = true;
+        clientNonce = LoginProof.newNonce();
+        PakeClient client = pakeClient;
+        String user = credentials.user();
+        String sn = serverNonce;
+        String cn = clientNonce;
+        ChannelBinding binding = seen;
+        return worker.submit(loop, () -> client.finish(challenge.salt(), challenge.serverPublic())
+                .keys(user, sn, cn, binding));
+    }
+
+    /** The PAKE login proven with {@code keys}. */
+    Login answer(PakeKeys keys, ClientIdentity identity, int initialWindow) {
+        pakeKeys = keys;
+        List<String> capabilities = new ArrayList<>(identity.capabilities());
+        capabilities.add(Capabilities.PAKE_LOGIN);
+        return login(keys.clientProof(), identity, capabilities, initialWindow);
+    }
+
+    /** Whether the hello went out and the server's challenge is awaited. */
+    boolean awaitsPakeChallenge() {
+        return pakeClient != null && !helloAnswered && serverNonce != null;
+    }
+
+    /** A login result arrived: the hello was answered (if one was sent). */
+    void resultArrived() {
+        helloAnswered = true;
+    }
+
+    private Login login(String proof, ClientIdentity identity, List<String> capabilities, int initialWindow) {
         return new Login(identity.version(), identity.hostname(), identity.runId(), System.currentTimeMillis(),
-                clientNonce, proof, identity.tcpMux(), identity.poolCount(), initialWindow, credentials.user(), seen.fingerprint(),
-                identity.capabilities(), identity.loginOptions());
+                clientNonce, proof, identity.tcpMux(), identity.poolCount(), initialWindow, credentials.user(),
+                seen.fingerprint(), capabilities, identity.loginOptions());
+    }
+
+    /** What the session's further connections key their proofs with, once the login was sent. */
+    String proofKey() {
+        return pake ? pakeKeys.sessionKey() : credentials.token();
     }
 
     private boolean serverNonceAcceptable() {
@@ -66,7 +156,7 @@ final class LoginExchange {
         return pin != null && !pin.matches(seen);
     }
 
-    /** Why {@link #answer} returned null. */
+    /** Why {@link #challenged} returned false. */
     String refusal() {
         if (!serverNonceAcceptable()) {
             return "the server sent a malformed login challenge; is it a tunnel server of the same release?";
@@ -82,8 +172,27 @@ final class LoginExchange {
 
     /** Whether a successful result carries the server's proof for this login. */
     boolean serverProven(LoginResult result) {
+        if (pake) {
+            return pakeKeys != null && pakeKeys.serverProven(result.serverProof());
+        }
         return clientNonce != null && LoginProof.verifyServer(credentials.token(), credentials.user(), serverNonce,
                 clientNonce, seen, result.serverProof());
+    }
+
+    /**
+     * After a refused result or a closed connection: whether it shows the server lacks the PAKE
+     * login (it closed on the hello, or refused it without listing the PAKE login).
+     *
+     * @param result the refusal, or null when the connection closed without one
+     */
+    boolean serverLacksPake(LoginResult result) {
+        if (!pake || pakeClient == null) {
+            return false;
+        }
+        if (result == null) {
+            return !helloAnswered;
+        }
+        return !result.capabilities().contains(Capabilities.PAKE_LOGIN);
     }
 
     /** The error for a result whose server proof is wrong. */
@@ -92,7 +201,7 @@ final class LoginExchange {
                 + describeSeen() + "): refusing it, as something may be intercepting the connection";
     }
 
-    /** The binding of the certificate this login was made with (after {@link #answer}). */
+    /** The binding of the certificate this login was made with (after {@link #challenged}). */
     ChannelBinding seenBinding() {
         return seen;
     }

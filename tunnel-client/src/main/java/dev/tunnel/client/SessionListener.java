@@ -14,6 +14,12 @@ interface SessionListener {
     /** The server answered this client's GOODBYE: its ports are free again. */
     void portsReleased();
 
+    /**
+     * The server lacks the PAKE login and {@code auth.pake = "preferred"}: the connection that
+     * ends next should be made again at once, with the token login.
+     */
+    void pakeFallback();
+
     /** The connection ended; {@code reason} says why, or null after a clean close. */
     void disconnected(String reason);
 }

@@ -91,6 +91,8 @@ public final class TunnelClient implements AutoCloseable {
     private volatile Channel channel;
     private int attempts;
     private boolean slowRetry;
+    /** The connection that ends next found the server without the PAKE login: made again at once. */
+    private boolean pakeFallback;
 
     private TunnelClient(ClientConfig config, ClientProxyTypes types, EventLoopGroup group, SslContext ssl,
                          ProxyManager proxies) {
@@ -104,7 +106,8 @@ public final class TunnelClient implements AutoCloseable {
                 config.transport.tcpMux, config.transport.poolCount, types.capabilities(), loginOptions(config));
         String pin = config.transport.tls.serverFingerprint;
         this.credentials = new ClientCredentials(config.user, config.auth.token,
-                pin == null || pin.isEmpty() ? null : ChannelBinding.parse(pin));
+                pin == null || pin.isEmpty() ? null : ChannelBinding.parse(pin),
+                new ClientPake(dev.tunnel.protocol.auth.PakeMode.of(config.auth.pake)));
     }
 
     /** Starts the plugins and the first connection; returns at once (see {@link #firstLogin()}). */
@@ -315,6 +318,12 @@ public final class TunnelClient implements AutoCloseable {
         if (closed) {
             return;
         }
+        if (pakeFallback) {
+            pakeFallback = false;
+            log.info("{}; reconnecting at once", reason);
+            group.execute(this::connect);
+            return;
+        }
         if (!firstLogin.isDone() && config.loginFailExit) {
             log.error("login to server failed: {}", reason);
             firstLogin.completeExceptionally(new IllegalStateException(reason));
@@ -383,6 +392,13 @@ public final class TunnelClient implements AutoCloseable {
         public void loginRefused(int code, String reason) {
             synchronized (TunnelClient.this) {
                 slowRetry = code == LoginResult.AUTH_FAILED;
+            }
+        }
+
+        @Override
+        public void pakeFallback() {
+            synchronized (TunnelClient.this) {
+                pakeFallback = true;
             }
         }
 

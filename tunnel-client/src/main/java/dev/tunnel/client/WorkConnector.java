@@ -61,6 +61,8 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
     private final TlsSessions tls = new TlsSessions();
     private Channel control;
     private String sessionId;
+    /** What the session's work connections prove themselves with (set with {@code sessionId}). */
+    private String proofKey;
     private ChannelBinding loginBinding;
     /**
      * The session's first request (its initial pool) has been served. Its connections offer the
@@ -84,6 +86,7 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
                     loginBinding = LoginExchange.seenBinding(ctx.pipeline().get(SslHandler.class));
                     control = ctx.channel();
                     sessionId = result.sessionId();
+                    proofKey = ctx.channel().attr(LoginExchange.PROOF_KEY).get();
                 } catch (SSLPeerUnverifiedException e) {
                     log.debug("{} no server certificate: no work connections", ctx.channel());
                 }
@@ -123,7 +126,7 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
      */
     private void open(int count, boolean expectResumption, List<String> nonces) {
         for (int i = 0; i < count; i++) {
-            ChannelInitializerImpl init = new ChannelInitializerImpl(sessionId, loginBinding, expectResumption,
+            ChannelInitializerImpl init = new ChannelInitializerImpl(new SessionKey(sessionId, proofKey), loginBinding, expectResumption,
                     i < nonces.size() ? nonces.get(i) : null);
             Bootstrap bootstrap = new Bootstrap()
                     .group(control.eventLoop().parent())
@@ -171,12 +174,12 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
 
     /** Builds a work connection's pipeline; see {@link ClientWorkConn}. */
     private final class ChannelInitializerImpl extends ChannelInitializer<SocketChannel> {
-        private final String session;
+        private final SessionKey session;
         private final ChannelBinding loginBinding;
         private final boolean expectResumption;
         private final String issuedNonce;
 
-        ChannelInitializerImpl(String session, ChannelBinding loginBinding, boolean expectResumption,
+        ChannelInitializerImpl(SessionKey session, ChannelBinding loginBinding, boolean expectResumption,
                                String issuedNonce) {
             this.issuedNonce = issuedNonce;
             this.session = session;

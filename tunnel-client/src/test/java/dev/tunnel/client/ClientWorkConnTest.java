@@ -63,7 +63,7 @@ class ClientWorkConnTest {
         EmbeddedChannel ch = new EmbeddedChannel(new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel c) {
-                ClientWorkConn.addHandlers(c.pipeline(), settings, SESSION, ChannelBinding.none(), starter, false,
+                ClientWorkConn.addHandlers(c.pipeline(), settings, new SessionKey(SESSION, TOKEN), ChannelBinding.none(), starter, false,
                         issuedNonce);
             }
         });

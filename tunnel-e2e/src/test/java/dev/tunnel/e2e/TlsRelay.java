@@ -31,7 +31,39 @@ final class TlsRelay implements AutoCloseable {
     private final EventLoopGroup group = Transports.newGroup(1, "tls-relay");
     private final Channel listener;
 
+    /**
+     * What the relay saw in the clear, each direction's bytes in order (a man in the middle's
+     * recording). Thread-safe.
+     */
+    static final class Recording {
+        private final java.io.ByteArrayOutputStream toServer = new java.io.ByteArrayOutputStream();
+        private final java.io.ByteArrayOutputStream toClient = new java.io.ByteArrayOutputStream();
+
+        synchronized byte[] toServer() {
+            return toServer.toByteArray();
+        }
+
+        synchronized byte[] toClient() {
+            return toClient.toByteArray();
+        }
+
+        synchronized void add(boolean fromClient, Object msg) {
+            if (msg instanceof io.netty.buffer.ByteBuf b) {
+                byte[] bytes = io.netty.buffer.ByteBufUtil.getBytes(b);
+                (fromClient ? toServer : toClient).writeBytes(bytes);
+            }
+        }
+    }
+
+    private final Recording recording;
+
     TlsRelay(SslContext frontTls, int serverPort, boolean tlsToServer) throws Exception {
+        this(frontTls, serverPort, tlsToServer, null);
+    }
+
+    /** @param recording gets every byte in the clear, both ways; null: none kept */
+    TlsRelay(SslContext frontTls, int serverPort, boolean tlsToServer, Recording recording) throws Exception {
+        this.recording = recording;
         SslContext backTls = tlsToServer
                 ? SslContextBuilder.forClient().trustManager(InsecureTrustManagerFactory.INSTANCE)
                 .endpointIdentificationAlgorithm(null).build()
@@ -41,7 +73,7 @@ final class TlsRelay implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(frontTls.newHandler(ch.alloc()), new Front(serverPort, backTls));
+                        ch.pipeline().addLast(frontTls.newHandler(ch.alloc()), new Front(serverPort, backTls, recording));
                     }
                 })
                 .bind("127.0.0.1", 0).sync().channel();
@@ -61,11 +93,13 @@ final class TlsRelay implements AutoCloseable {
     private static final class Front extends ChannelInboundHandlerAdapter {
         private final int serverPort;
         private final SslContext backTls;
+        private final Recording recording;
         private Channel back;
 
-        Front(int serverPort, SslContext backTls) {
+        Front(int serverPort, SslContext backTls, Recording recording) {
             this.serverPort = serverPort;
             this.backTls = backTls;
+            this.recording = recording;
         }
 
         @Override
@@ -78,7 +112,7 @@ final class TlsRelay implements AutoCloseable {
                             if (backTls != null) {
                                 ch.pipeline().addLast(backTls.newHandler(ch.alloc(), "127.0.0.1", serverPort));
                             }
-                            ch.pipeline().addLast(new Pipe(front));
+                            ch.pipeline().addLast(new Pipe(front, recording));
                         }
                     })
                     .connect("127.0.0.1", serverPort)
@@ -93,6 +127,9 @@ final class TlsRelay implements AutoCloseable {
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (recording != null) {
+                recording.add(true, msg);
+            }
             back.writeAndFlush(msg).addListener((ChannelFutureListener) f -> {
                 if (f.isSuccess()) {
                     ctx.channel().read();
@@ -118,13 +155,18 @@ final class TlsRelay implements AutoCloseable {
     /** The server-facing side. */
     private static final class Pipe extends ChannelInboundHandlerAdapter {
         private final Channel front;
+        private final Recording recording;
 
-        Pipe(Channel front) {
+        Pipe(Channel front, Recording recording) {
             this.front = front;
+            this.recording = recording;
         }
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (recording != null) {
+                recording.add(false, msg);
+            }
             if (!front.isActive()) {
                 ReferenceCountUtil.release(msg);
                 return;

@@ -55,6 +55,14 @@ public final class Capabilities {
      */
     public static final String METADATA = "metadatas";
 
+    /**
+     * The PAKE login (SRP-6a, docs/security.md): the client listed it when it logged in with
+     * {@code PAKE_HELLO}; the server lists it when it offers that login ({@code auth.pake} not
+     * {@code off}). A client refused after a hello by a server that does not list it logs in with
+     * the token login next time, unless its {@code auth.pake} is {@code required}.
+     */
+    public static final String PAKE_LOGIN = "login.srp6a";
+
     /** What every build of this protocol generation has, whatever its proxy types. */
     public static final List<String> BASE = List.of(OPTIONS, LIVE_PROXIES);
 

@@ -9,6 +9,8 @@ import dev.tunnel.protocol.ControlMessage.LoginResult;
 import dev.tunnel.protocol.ControlMessage.NewProxy;
 import dev.tunnel.protocol.ControlMessage.NewProxyResult;
 import dev.tunnel.protocol.ControlMessage.NewWorkConn;
+import dev.tunnel.protocol.ControlMessage.PakeChallenge;
+import dev.tunnel.protocol.ControlMessage.PakeHello;
 import dev.tunnel.protocol.ControlMessage.Ping;
 import dev.tunnel.protocol.ControlMessage.Pong;
 import dev.tunnel.protocol.ControlMessage.ReqWorkConn;
@@ -45,6 +47,10 @@ public final class ControlCodec {
     static final int REQ_WORK_CONN_ISSUED = 14;
     /** {@link NewWorkConn} answering an issued nonce: sent only to a server that issued it. */
     static final int NEW_WORK_CONN_ISSUED = 15;
+    /** {@link PakeHello}: a server that predates it closes the connection (unknown kind). */
+    static final int PAKE_HELLO = 16;
+    /** {@link PakeChallenge}: sent only in answer to a {@link PakeHello}. */
+    static final int PAKE_CHALLENGE = 17;
 
     /** Longest string field accepted, in bytes. */
     public static final int MAX_STRING = 4096;
@@ -129,6 +135,14 @@ public final class ControlCodec {
             out.writeLong(m.timestampMillis());
             writeString(out, m.nonce());
             writeString(out, m.proof());
+        } else if (message instanceof PakeHello m) {
+            out.writeByte(PAKE_HELLO);
+            writeString(out, m.user());
+            writeString(out, m.clientPublic());
+        } else if (message instanceof PakeChallenge m) {
+            out.writeByte(PAKE_CHALLENGE);
+            writeString(out, m.salt());
+            writeString(out, m.serverPublic());
         } else if (message instanceof Goodbye m) {
             out.writeByte(GOODBYE);
             writeString(out, m.reason());
@@ -164,6 +178,8 @@ public final class ControlCodec {
             case START_WORK_CONN -> new StartWorkConn(readInt(in), readString(in));
             case GOODBYE -> new Goodbye(readString(in));
             case JOIN_LANE -> new JoinLane(readString(in), readLong(in), readString(in), readString(in));
+            case PAKE_HELLO -> new PakeHello(readString(in), readString(in));
+            case PAKE_CHALLENGE -> new PakeChallenge(readString(in), readString(in));
             default -> throw new ProtocolException("unknown control message kind " + kind);
         };
         if (in.isReadable()) {

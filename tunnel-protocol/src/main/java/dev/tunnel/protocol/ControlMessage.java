@@ -99,6 +99,23 @@ public sealed interface ControlMessage {
     }
 
     /**
+     * Client to server, the PAKE login's first message ({@link Capabilities#PAKE_LOGIN}), sent right
+     * behind the client's preface: the user it logs in as ("" for the shared token) and its SRP-6a
+     * public value {@code A} (base64). A server without the PAKE login closes the connection on it
+     * (an unknown kind), and the client logs in with the token login next time.
+     */
+    record PakeHello(String user, String clientPublic) implements ControlMessage {
+    }
+
+    /**
+     * Server to client, the answer to {@link PakeHello} (after the connection's {@link Challenge}):
+     * the account's salt and the server's SRP-6a public value {@code B} (base64). The client then
+     * sends its {@link Login} with the PAKE proof ({@link dev.tunnel.protocol.auth.PakeSecret}).
+     */
+    record PakeChallenge(String salt, String serverPublic) implements ControlMessage {
+    }
+
+    /**
      * Server to client, pool mode: open {@code count} more work connections. With
      * {@link Capabilities#ISSUED_NONCES}, {@code nonces} holds one server nonce per connection
      * ({@code count} of them): each such connection proves itself at once with its nonce, without

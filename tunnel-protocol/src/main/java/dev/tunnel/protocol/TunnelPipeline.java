@@ -12,12 +12,14 @@ import java.util.concurrent.TimeUnit;
  *
  * <h3>Tunnel connection, server side, until the first message</h3>
  * <pre>
- *  socket ─▶ [tls | tlsDetector] ─▶ preface ─▶ controlDecoder ─▶ frameEncoder ─▶ [workConnAcceptor] ─▶ control
+ *  socket ─▶ [tls | tlsDetector] ─▶ preface ─▶ controlDecoder ─▶ frameEncoder ─▶ [pake] ─▶ [workConnAcceptor] ─▶ control
  * </pre>
  * {@code tls} is there when {@code transport.tls.force = true}; otherwise {@code tlsDetector}
  * looks at the first byte and installs {@code tls} only for a TLS client. {@code controlDecoder}
  * (a {@link ControlFrameDecoder}) decodes control frames up to {@code LOGIN} or
- * {@code NEW_WORK_CONN} and holds what follows. In pool mode {@code workConnAcceptor} takes a
+ * {@code NEW_WORK_CONN} and holds what follows. {@code pake} (unless {@code auth.pake = "off"})
+ * answers a {@code PAKE_HELLO} and holds the {@code LOGIN} behind it until its secret is computed;
+ * it steps aside at the first other message. In pool mode {@code workConnAcceptor} takes a
  * {@code NEW_WORK_CONN}; anything else goes on to {@code control}, and it removes itself.
  *
  * <h3>Tunnel connection, server side, logged in</h3>
@@ -107,6 +109,8 @@ public final class TunnelPipeline {
     public static final String MUX = "mux";
     public static final String PLUGIN_PINGS = "pluginPings";
     public static final String CONTROL = "control";
+    /** The server's half of the PAKE login, in front of the handlers that take a connection's first message. */
+    public static final String PAKE = "pake";
     public static final String RELAY = "relay";
     public static final String BANDWIDTH = "bandwidth";
     public static final String WORK_CONN_ACCEPTOR = "workConnAcceptor";

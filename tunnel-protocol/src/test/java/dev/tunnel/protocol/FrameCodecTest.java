@@ -77,6 +77,8 @@ class FrameCodecTest {
                 new ControlMessage.NewWorkConn("42", 1_700_000_000_123L, "nonce", "proof", "c".repeat(64)),
                 new ControlMessage.JoinLane("42", 1_700_000_000_123L, "nonce", "proof-" + UNICODE),
                 new ControlMessage.StartWorkConn(7, "203.0.113.9:51234"),
+                new ControlMessage.PakeHello("alice-" + UNICODE, "QUJD"),
+                new ControlMessage.PakeChallenge("c2FsdA==", "REVG"),
                 new ControlMessage.Goodbye("client shutting down " + UNICODE));
     }
 

@@ -14,6 +14,12 @@ public class TokenAuthConfig {
     public String token = "";
     /** Tunnel extension: file holding the token (trailing newline ignored); instead of token. */
     public String tokenFile;
+    /**
+     * Tunnel extension: the PAKE login (SRP-6a, docs/security.md), in which nothing on the wire
+     * lets a token guess be checked offline. {@code "preferred"}: used when the peer has it, the
+     * token login otherwise; {@code "required"}: a peer without it is refused; {@code "off"}.
+     */
+    public String pake = "preferred";
 
     /**
      * Checks the table; {@code prefix} is its key ("auth"). A token read from {@code tokenFile}
@@ -21,6 +27,7 @@ public class TokenAuthConfig {
      */
     public void validate(String prefix, ValueChecks checks) {
         checks.oneOf(prefix + ".method", method, List.of("token"), List.of("oidc"));
+        checks.oneOf(prefix + ".pake", pake, List.of("off", "preferred", "required"), List.of());
         String secret = checks.secret(prefix + ".token", token, prefix + ".tokenFile", tokenFile);
         if (secret != null) {
             token = secret;

@@ -57,7 +57,7 @@ final class ClientSession implements ProxySession {
     /** The user the client logged in as: its work connection, lane and visitor proofs are keyed with it. */
     private final String loginUser;
     private final Map<String, String> metas;
-    private final String token;
+    private final String proofKey;
     private final String runId;
     /** frp's clientID as the API shows it: the client's {@code clientID}, or its run id without one. */
     private final String clientId;
@@ -85,17 +85,18 @@ final class ClientSession implements ProxySession {
      *              here is per session, so no client can touch another's proxies)
      * @param metas the client's {@code metadatas} (or a Login plugin's), for the plugins
      * @param quota the port rules of the client's account
-     * @param token the token of the client's account (keys its work connections' proofs; never logged)
+     * @param proofKey what keys its work connections' and lane's proofs: the account's token after a
+     *                 token login, the session key after a PAKE login; never logged
      * @param loginNonce the server nonce its login answered (its visitors' proofs are bound to it)
      */
     ClientSession(String id, Login login, String user, Map<String, String> metas, MuxSession mux, ServerContext server,
-                  PortQuota quota, String token, String loginNonce) {
+                  PortQuota quota, String proofKey, String loginNonce) {
         this.id = id;
         this.loginNonce = loginNonce;
         this.user = user;
         this.loginUser = login.user();
         this.metas = Map.copyOf(metas);
-        this.token = token;
+        this.proofKey = proofKey;
         this.runId = login.runId();
         String clientID = login.options().string("clientID", "");
         this.clientId = clientID.isEmpty() ? runId : clientID;
@@ -141,14 +142,14 @@ final class ClientSession implements ProxySession {
 
     /**
      * Whether {@code proof} answers the challenge {@code serverNonce} sent on a further connection
-     * of this session (a work connection, its bulk lane): keyed with the account's token and the
-     * user the client logged in as, bound to this server's certificate {@code own} or, on a
+     * of this session (a work connection, its bulk lane): keyed with the session's proof key (the
+     * account's token, or the PAKE login's session key) and the user the client logged in as, bound to this server's certificate {@code own} or, on a
      * connection without TLS, to none (a plaintext client binds to nothing, as a login may).
      */
     boolean proves(ConnectionProof kind, String serverNonce, String clientNonce, String proof, ChannelBinding own,
                    boolean connectionHasTls) {
-        return kind.verify(token, loginUser, id, serverNonce, clientNonce, own, proof) || !connectionHasTls
-                && kind.verify(token, loginUser, id, serverNonce, clientNonce, ChannelBinding.none(), proof);
+        return kind.verify(proofKey, loginUser, id, serverNonce, clientNonce, own, proof) || !connectionHasTls
+                && kind.verify(proofKey, loginUser, id, serverNonce, clientNonce, ChannelBinding.none(), proof);
     }
 
     /** Who this session is, as plugin calls name it. */

@@ -1,6 +1,7 @@
 package dev.tunnel.server;
 
 import dev.tunnel.protocol.TunnelPipeline;
+import dev.tunnel.protocol.auth.PakeWorker;
 import dev.tunnel.protocol.mux.Heartbeat;
 import dev.tunnel.protocol.mux.MuxSession;
 import dev.tunnel.protocol.mux.MuxSettings;
@@ -52,6 +53,9 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
         }
         TunnelPipeline.addServerHandshake(p);
         ServerNonce nonce = new ServerNonce();
+        if (context.authenticator().offersPake()) {
+            p.addLast(TunnelPipeline.PAKE, new ServerPakeHandler(context.credentials(), nonce, PakeWorker.shared()));
+        }
         if (!context.tcpMux()) {
             p.addLast(TunnelPipeline.WORK_CONN_ACCEPTOR, new WorkConnAcceptor(context, nonce));
         } else if (expressLane) {

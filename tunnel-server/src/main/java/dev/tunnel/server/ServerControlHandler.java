@@ -153,6 +153,13 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
             return; // the client pipelines its proxies behind the login; they die with the connection
         }
         if (session == null) {
+            if (message instanceof ControlMessage.PakeHello) {
+                log.warn("{} login refused: the client sent a PAKE hello and auth.pake = \"off\" here", ctx.channel());
+                challenge.writePreface(ctx);
+                refuse(ctx, LoginResult.VERSION_MISMATCH, "the PAKE login is off on this server (auth.pake = \"off\");"
+                        + " the client logs in with the token login next time unless its auth.pake = \"required\"");
+                return;
+            }
             if (!(message instanceof Login login) || !challenge.pending()) {
                 throw new ProtocolException("expected login, got " + message.getClass().getSimpleName());
             }
@@ -173,7 +180,10 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
     private void onLogin(ChannelHandlerContext ctx, Login login) {
         String nonce = challenge.take(); // one login per challenge
         boolean tls = ctx.pipeline().get(SslHandler.class) != null;
-        LoginAuthenticator.Verdict verdict = server.authenticator().verify(login, nonce, tls);
+        ServerPakeHandler.Agreed pake = ServerPakeHandler.takeAgreed(ctx.channel());
+        LoginAuthenticator.Verdict verdict = pake != null
+                ? server.authenticator().verifyPake(login, nonce, tls, pake.user(), pake.account(), pake.secret())
+                : server.authenticator().verify(login, nonce, tls);
         if (!verdict.ok()) {
             server.stats().loginFailed();
             log.warn("{} login refused: {} (client {} on {})", ctx.channel(), verdict.logReason(),
@@ -285,7 +295,7 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
         String id = Long.toString(SESSION_IDS.incrementAndGet());
         Credentials.Account account = verdict.account();
         session = new ClientSession(id, login, identity.user(), identity.metas(), mux, server,
-                server.credentials().quotaFor(account), account.token(), nonce);
+                server.credentials().quotaFor(account), verdict.proofKey(), nonce);
         PluginPings pings = ctx.pipeline().get(PluginPings.class);
         if (pings != null) {
             pings.session(session);
@@ -294,10 +304,9 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
             visitors.router(new VisitorRouter(session, SecretProxyType.tableOf(server.types()), server.visitorThrottle(),
                     address));
         }
-        List<String> capabilities = server.types().capabilities();
+        List<String> capabilities = capabilities();
         if (expressLane) {
             mux.allowLanes();
-            capabilities = new java.util.ArrayList<>(capabilities);
             capabilities.add(Capabilities.EXPRESS_LANE);
         }
         session.register();
@@ -330,6 +339,15 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
         TunnelPipeline.endHandshake(ctx.pipeline());
     }
 
+    /** What this server can do, as its {@code LOGIN_RESULT} lists it (a fresh list). */
+    private List<String> capabilities() {
+        List<String> capabilities = new java.util.ArrayList<>(server.types().capabilities());
+        if (server.authenticator().offersPake()) {
+            capabilities.add(Capabilities.PAKE_LOGIN);
+        }
+        return capabilities;
+    }
+
     /** A peer-chosen string made safe for one log line: no control characters, at most 64 characters. */
     static String printable(String s) {
         String clean = s.codePoints().map(c -> Character.isISOControl(c) ? '?' : c)
@@ -352,7 +370,7 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
             reason = "register control error";
         }
         ctx.writeAndFlush(new ControlFrame(new LoginResult(code, reason, server.version(), "", 0, "",
-                server.types().capabilities(), Options.EMPTY)))
+                capabilities(), Options.EMPTY)))
                 .addListener(ChannelFutureListener.CLOSE);
     }
 

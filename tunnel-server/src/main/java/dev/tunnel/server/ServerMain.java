@@ -18,7 +18,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "tunnel-server", mixinStandardHelpOptions = true, versionProvider = TunnelCommand.VersionProvider.class,
         description = "Runs the tunnel server: clients log in here and their proxies get public ports.",
-        subcommands = {ServerMain.Verify.class, CertsCommand.class},
+        subcommands = {ServerMain.Verify.class, CertsCommand.class, VerifierCommand.class},
         footer = {"", SmallVpsJvm.HELP_HEADING, SmallVpsJvm.HELP_LINE_1, SmallVpsJvm.HELP_LINE_2, SmallVpsJvm.HELP_LINE_3,
                 SmallVpsJvm.HELP_LINE_4, "       -jar tunnel-server.jar -c FILE"})
 public final class ServerMain extends TunnelCommand {

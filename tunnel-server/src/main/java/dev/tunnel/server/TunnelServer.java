@@ -1,6 +1,7 @@
 package dev.tunnel.server;
 
 import dev.tunnel.protocol.auth.ChannelBinding;
+import dev.tunnel.protocol.auth.PakeMode;
 import dev.tunnel.protocol.mux.MemoryLimit;
 import dev.tunnel.protocol.mux.MuxSettings;
 import dev.tunnel.tls.TlsContexts;
@@ -90,7 +91,8 @@ public final class TunnelServer implements AutoCloseable {
         try {
             PortRegistry ports = new PortRegistry();
             Credentials credentials = new Credentials(config);
-            LoginAuthenticator authenticator = new LoginAuthenticator(credentials, ChannelBinding.of(tls.certificate()));
+            LoginAuthenticator authenticator = new LoginAuthenticator(credentials, ChannelBinding.of(tls.certificate()),
+                    PakeMode.of(config.auth.pake));
             LoginThrottle throttle = new LoginThrottle(config.auth.maxFailedLogins,
                     TimeUnit.SECONDS.toMillis(config.auth.failedLoginBlockSeconds), System::currentTimeMillis);
             ServerStats stats = new ServerStats(Clock.systemDefaultZone());
@@ -144,8 +146,8 @@ public final class TunnelServer implements AutoCloseable {
             if (credentials.sharedTokenEmpty()) {
                 log.warn("auth.token is empty: any client can log in and open ports");
             }
-            log.info("logins are bound to the server certificate {} ({} user(s) with their own token)",
-                    authenticator.ownBinding().fingerprint(), config.users.size());
+            log.info("logins are bound to the server certificate {} ({} user(s) with their own token; PAKE login {})",
+                    authenticator.ownBinding().fingerprint(), config.users.size(), config.auth.pake);
             WebServer web = null;
             if (config.webServer.enabled()) {
                 try {

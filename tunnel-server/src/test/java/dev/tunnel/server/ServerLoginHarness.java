@@ -4,6 +4,8 @@ import dev.tunnel.protocol.ControlMessage;
 import dev.tunnel.protocol.Frame;
 import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.protocol.auth.ChannelBinding;
+import dev.tunnel.protocol.auth.PakeMode;
+import dev.tunnel.protocol.auth.PakeWorker;
 import dev.tunnel.protocol.mux.Heartbeat;
 import dev.tunnel.protocol.mux.MuxSession;
 import dev.tunnel.protocol.mux.MuxSettings;
@@ -34,11 +36,25 @@ final class ServerLoginHarness {
 
     /** @param tcpMux false: a pool-mode server ({@link #workConnection}) */
     ServerLoginHarness(boolean tcpMux) {
+        this(tcpMux, withToken());
+    }
+
+    /** A server with {@code config}'s credentials and {@code auth.pake}. */
+    ServerLoginHarness(ServerConfig config) {
+        this(true, config);
+    }
+
+    private static ServerConfig withToken() {
         ServerConfig config = new ServerConfig();
         config.auth.token = TOKEN;
+        return config;
+    }
+
+    private ServerLoginHarness(boolean tcpMux, ServerConfig config) {
         Credentials credentials = new Credentials(config);
         context = new ServerContext(TOKEN, tcpMux, new PortRegistry(), "127.0.0.1", "test", 10, credentials,
-                new LoginAuthenticator(credentials, OWN), new LoginThrottle(0, 0, System::currentTimeMillis), 0,
+                new LoginAuthenticator(credentials, OWN, PakeMode.of(config.auth.pake)),
+                new LoginThrottle(0, 0, System::currentTimeMillis), 0,
                 new ServerContext.PoolSettings(5, 10, 30), new SessionRegistry(),
                 new io.netty.channel.group.DefaultChannelGroup(io.netty.util.concurrent.GlobalEventExecutor.INSTANCE),
                 dev.tunnel.server.proxy.ServerProxyTypes.standard(), new LoginThrottle(0, 0, System::currentTimeMillis),
@@ -77,6 +93,9 @@ final class ServerLoginHarness {
                 Heartbeat heartbeat = new Heartbeat(mux, 30, 90);
                 ServerNonce nonce = new ServerNonce();
                 TunnelPipeline.addServerHandshake(c.pipeline());
+                if (context.authenticator().offersPake()) {
+                    c.pipeline().addLast(TunnelPipeline.PAKE, new ServerPakeHandler(context.credentials(), nonce, PakeWorker.inline()));
+                }
                 if (acceptor != null) {
                     c.pipeline().addLast(acceptorName, acceptor.apply(nonce));
                 }

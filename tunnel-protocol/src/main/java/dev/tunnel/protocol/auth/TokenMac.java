@@ -18,9 +18,13 @@ final class TokenMac {
     }
 
     static String compute(String token, byte[] label, byte[]... fields) {
+        return HEX.formatHex(raw(token.getBytes(StandardCharsets.UTF_8), label, fields));
+    }
+
+    /** The MAC keyed with {@code key} (raw bytes), not hex-encoded. */
+    static byte[] raw(byte[] key, byte[] label, byte[]... fields) {
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
-            byte[] key = token.getBytes(StandardCharsets.UTF_8);
             // HMAC keys may not be empty; an empty token (no auth, as in frp) uses one zero byte.
             mac.init(new SecretKeySpec(key.length == 0 ? new byte[1] : key, "HmacSHA256"));
             mac.update(label);
@@ -28,10 +32,14 @@ final class TokenMac {
                 mac.update(ByteBuffer.allocate(4).putInt(field.length).array());
                 mac.update(field);
             }
-            return HEX.formatHex(mac.doFinal());
+            return mac.doFinal();
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HmacSHA256 unavailable", e);
         }
+    }
+
+    static String hex(byte[] bytes) {
+        return HEX.formatHex(bytes);
     }
 
     static byte[] utf8(String s) {

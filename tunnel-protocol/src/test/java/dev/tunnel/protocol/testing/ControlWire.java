@@ -44,6 +44,18 @@ public final class ControlWire {
     }
 
     /**
+     * The control messages in {@code bytes} as one direction of a connection carried them (other
+     * frames are dropped); with {@code skipPreface}, the preface first.
+     */
+    public static List<ControlMessage> decode(byte[] bytes, boolean skipPreface) {
+        EmbeddedChannel ch = new EmbeddedChannel();
+        ch.writeOutbound(Unpooled.wrappedBuffer(bytes));
+        List<ControlMessage> out = written(ch, skipPreface);
+        ch.finishAndReleaseAll();
+        return out;
+    }
+
+    /**
      * The control messages {@code ch} wrote so far; with {@code skipPreface}, the first
      * {@link Preface#LENGTH} bytes (the preface) are skipped first.
      */

@@ -89,6 +89,12 @@ public class ServerConfig {
         public int maxFailedLogins = 5;
         /** Tunnel extension: seconds an IP address is refused after maxFailedLogins. */
         public int failedLoginBlockSeconds = 60;
+        /**
+         * Tunnel extension: the shared token's SRP verifier instead of the token
+         * ({@code java -jar tunnel-server.jar verifier --token-file F}); only PAKE-capable clients
+         * can log in to it. Null = unset.
+         */
+        public String tokenVerifier;
     }
 
     /** {@code [[users]]} (tunnel extension): one client identity. */
@@ -99,6 +105,8 @@ public class ServerConfig {
         public String token;
         /** File holding this user's token, instead of token. */
         public String tokenFile;
+        /** This user's token's SRP verifier, instead of token (only PAKE-capable clients can log in). */
+        public String tokenVerifier;
         /** Ports this user may open; empty = the server's allowPorts. */
         public List<PortRange> allowPorts = new ArrayList<>();
         /** Public ports this user may hold over all its clients; -1 = the server's maxPortsPerClient, 0 = unlimited. */

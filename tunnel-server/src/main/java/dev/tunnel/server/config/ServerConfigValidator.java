@@ -3,6 +3,7 @@ package dev.tunnel.server.config;
 import dev.tunnel.config.ConfigErrors;
 import dev.tunnel.config.ConfigValidator;
 import dev.tunnel.config.ValueChecks;
+import dev.tunnel.protocol.auth.TokenVerifier;
 import dev.tunnel.protocol.transport.IoUringSetting;
 import dev.tunnel.protocol.transport.Transports;
 import dev.tunnel.server.plugin.PluginEndpoint;
@@ -43,9 +44,10 @@ final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
         checks.atLeast("maxProxiesPerClient", cfg.maxProxiesPerClient, 0);
         checks.range("udpPacketSize", cfg.udpPacketSize, 1, 65535);
         cfg.auth.validate("auth", checks);
+        verifier("auth.tokenVerifier", cfg.auth.tokenVerifier, "auth.token", cfg.auth.token, cfg.auth.pake, checks);
         checks.atLeast("auth.maxFailedLogins", cfg.auth.maxFailedLogins, 0);
         checks.atLeast("auth.failedLoginBlockSeconds", cfg.auth.failedLoginBlockSeconds, 1);
-        users(cfg.users, checks);
+        users(cfg.users, cfg.auth.pake, checks);
         httpPlugins(cfg.httpPlugins, checks);
         for (ServerProxyType type : types.all()) {
             type.validate(cfg, checks);
@@ -60,7 +62,27 @@ final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
                 "true needs webServer.port (the metrics are served by the web server at /metrics)");
     }
 
-    private static void users(List<ServerConfig.User> users, ValueChecks checks) {
+    /**
+     * A token verifier that parses, set instead of the token (not beside it), and a PAKE login
+     * that is not off, since no other login can use it.
+     */
+    private static void verifier(String key, String verifier, String tokenKey, String token, String pake,
+                                 ValueChecks checks) {
+        if (verifier == null) {
+            return;
+        }
+        try {
+            TokenVerifier.parse(verifier);
+        } catch (IllegalArgumentException e) {
+            checks.check(false, key, e.getMessage());
+            return;
+        }
+        checks.check(token == null || token.isEmpty(), key, "set together with " + tokenKey + " (expected: one of them)");
+        checks.check(!"off".equals(pake), key, "needs the PAKE login, but auth.pake = \"off\" (expected: \"preferred\""
+                + " or \"required\"; only PAKE-capable clients can log in with a verifier)");
+    }
+
+    private static void users(List<ServerConfig.User> users, String pake, ValueChecks checks) {
         Set<String> names = new HashSet<>();
         for (int i = 0; i < users.size(); i++) {
             ServerConfig.User u = users.get(i);
@@ -70,9 +92,11 @@ final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
                         key + ".name", "\"" + u.name + "\" (expected: no spaces, dots or control characters)");
             }
             String token = checks.secret(key + ".token", u.token, key + ".tokenFile", u.tokenFile);
-            if (u.tokenFile == null) {
-                checks.check(token != null && !token.isEmpty(), key + ".token", "missing (every user needs its own token or tokenFile)");
+            if (u.tokenFile == null && u.tokenVerifier == null) {
+                checks.check(token != null && !token.isEmpty(), key + ".token",
+                        "missing (every user needs its own token, tokenFile or tokenVerifier)");
             }
+            verifier(key + ".tokenVerifier", u.tokenVerifier, key + ".token", token, pake, checks);
             if (token != null) {
                 u.token = token;
             }

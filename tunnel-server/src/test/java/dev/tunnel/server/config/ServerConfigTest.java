@@ -373,6 +373,27 @@ class ServerConfigTest {
         assertThat(String.join("\n", messages)).doesNotContain("inline-secret").doesNotContain("file-secret");
     }
 
+    @Test
+    void aTokenVerifierStandsForTheTokenOnlyWithThePakeLoginOn() throws Exception {
+        String verifier = dev.tunnel.protocol.auth.TokenVerifier.create("s3cret").format();
+        ServerConfig cfg = parse("auth.tokenVerifier = \"" + verifier + "\"\n"
+                + "[[users]]\nname = \"alice\"\ntokenVerifier = \"" + verifier + "\"\n");
+        assertThat(cfg.auth.tokenVerifier).isEqualTo(verifier);
+        assertThat(cfg.auth.pake).isEqualTo("preferred");
+        assertThat(cfg.users.get(0).tokenVerifier).isEqualTo(verifier);
+
+        List<String> messages = messages("auth.token = \"inline-secret\"\nauth.tokenVerifier = \"" + verifier + "\"\n"
+                + "auth.pake = \"off\"\n[[users]]\nname = \"bob\"\ntokenVerifier = \"srp6a-sha256-2048:AAAA:AAAA\"\n");
+        assertThat(messages).contains(
+                "s.toml:2: auth.tokenVerifier: set together with auth.token (expected: one of them)",
+                "s.toml:2: auth.tokenVerifier: needs the PAKE login, but auth.pake = \"off\" (expected: \"preferred\""
+                        + " or \"required\"; only PAKE-capable clients can log in with a verifier)");
+        assertThat(messages).anyMatch(m -> m.contains("users[0].tokenVerifier: malformed token verifier: a salt of 3 bytes"));
+        assertThat(messages("auth.pake = \"maybe\"")).contains(
+                "s.toml:1: auth.pake: \"maybe\" (expected: \"off\", \"preferred\", \"required\")");
+        assertThat(String.join("\n", messages)).doesNotContain("inline-secret");
+    }
+
     private static ServerConfig parse(String toml) throws ConfigException {
         return ServerConfig.parse(toml, "s.toml", Map.of("FRP_TOKEN", "s3cret")::get);
     }

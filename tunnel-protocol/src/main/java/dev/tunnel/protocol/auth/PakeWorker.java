@@ -1,0 +1,72 @@
+package dev.tunnel.protocol.auth;
+
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Where the PAKE login's modular exponentiations run (a few ms each, too long for an event loop
+ * that carries other sessions' bytes): at most {@link #THREADS} daemon threads, and at most
+ * {@link #MAX_QUEUED} computations waiting, so a flood of logins costs bounded memory and CPU; one
+ * beyond is refused at once ({@link RejectedExecutionException} in the future). The answer comes
+ * back on the event loop that asked.
+ *
+ * <p>Thread-safe: one per process.
+ */
+public final class PakeWorker {
+    /** Computing threads: two at most, one on a one-core machine. */
+    public static final int THREADS = Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors()));
+    /** Computations waiting for a thread before new ones are refused. */
+    public static final int MAX_QUEUED = 256;
+
+    private static final PakeWorker SHARED = new PakeWorker(pool());
+
+    private final Executor executor;
+
+    private PakeWorker(Executor executor) {
+        this.executor = executor;
+    }
+
+    private static ThreadPoolExecutor pool() {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(THREADS, THREADS, 30, TimeUnit.SECONDS,
+                new ArrayBlockingQueue<>(MAX_QUEUED), new DefaultThreadFactory("tunnel-pake", true));
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
+    }
+
+    public static PakeWorker shared() {
+        return SHARED;
+    }
+
+    /**
+     * Runs each computation at once on the thread that submits it: for tests on an
+     * {@code EmbeddedChannel}, whose loop counts every thread as its own.
+     */
+    public static PakeWorker inline() {
+        return new PakeWorker(Runnable::run);
+    }
+
+    /** Runs {@code task} on a worker thread; the future completes on {@code loop}. */
+    public <T> Future<T> submit(EventExecutor loop, Callable<T> task) {
+        Promise<T> promise = loop.newPromise();
+        try {
+            executor.execute(() -> {
+                try {
+                    promise.trySuccess(task.call());
+                } catch (Throwable t) {
+                    promise.tryFailure(t);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            promise.tryFailure(new RejectedExecutionException(MAX_QUEUED + " PAKE computations already wait"));
+        }
+        return promise;
+    }
+}

@@ -1,0 +1,142 @@
+package dev.tunnel.server;
+
+import dev.tunnel.protocol.ControlFrame;
+import dev.tunnel.protocol.ControlMessage.Login;
+import dev.tunnel.protocol.ControlMessage.PakeChallenge;
+import dev.tunnel.protocol.ControlMessage.PakeHello;
+import dev.tunnel.protocol.ProtocolException;
+import dev.tunnel.protocol.auth.PakeSecret;
+import dev.tunnel.protocol.auth.PakeServer;
+import dev.tunnel.protocol.auth.PakeWorker;
+import dev.tunnel.protocol.auth.TokenVerifier;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.AttributeKey;
+import io.netty.util.concurrent.Future;
+
+/**
+ * The server's half of the PAKE login on one tunnel connection (docs/security.md), in front of
+ * the handlers that take the connection's first message. On {@code PAKE_HELLO} it looks up the
+ * account (a decoy verifier for a user with none, so the answer looks the same), computes
+ * {@code B} and sends {@code PAKE_CHALLENGE}, then computes the shared secret while the client
+ * computes its own. The {@code LOGIN} that follows is held until that secret is ready, then passed
+ * on to {@link ServerControlHandler}, which checks it ({@link LoginAuthenticator#verifyPake}) with
+ * what was agreed ({@link #takeAgreed}). The first message that is not a hello (a token login, a work connection, a
+ * lane join) is passed on and this handler steps aside. A server with {@code auth.pake = "off"}
+ * has none, and the control handler refuses the hello.
+ *
+ * <p>Threading: the connection's event loop; the modular exponentiations run on the
+ * {@link PakeWorker}, whose answers come back on this loop.
+ */
+final class ServerPakeHandler extends ChannelInboundHandlerAdapter {
+    /** What the PAKE login agreed on this connection: the hello's user, its account (null: none) and the secret. */
+    record Agreed(String user, Credentials.Account account, PakeSecret secret) {
+        @Override
+        public String toString() {
+            return "Agreed[" + user + "]"; // never the secret
+        }
+    }
+
+    private final Credentials credentials;
+    private final ServerNonce greeting;
+    private final PakeWorker worker;
+    private PakeHello hello;
+    private Future<PakeSecret> secret;
+    private Credentials.Account account;
+    /** The login waiting for the secret, or null. */
+    private Object heldLogin;
+
+    /**
+     * @param greeting the connection's preface and challenge, sent before the PAKE challenge
+     * @param worker   where the modular exponentiations run ({@link PakeWorker#shared()})
+     */
+    ServerPakeHandler(Credentials credentials, ServerNonce greeting, PakeWorker worker) {
+        this.credentials = credentials;
+        this.greeting = greeting;
+        this.worker = worker;
+    }
+
+    /** Where the agreed login waits for the control handler, from the hand-over to its {@link #takeAgreed}. */
+    private static final AttributeKey<Agreed> AGREED = AttributeKey.valueOf(ServerPakeHandler.class, "agreed");
+
+    /** What the PAKE login on {@code channel} agreed, once; null when the client sent a token login. */
+    static Agreed takeAgreed(Channel channel) {
+        return channel.attr(AGREED).getAndSet(null);
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof ControlFrame frame)) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        if (frame.message() instanceof PakeHello h) {
+            if (hello != null) {
+                throw new ProtocolException("a second PAKE hello on one connection");
+            }
+            hello = h;
+            start(ctx);
+            return;
+        }
+        if (frame.message() instanceof Login && hello != null) {
+            if (secret == null || !secret.isDone()) {
+                heldLogin = msg; // the decoder decodes nothing behind a login: this is the last message
+                ctx.channel().config().setAutoRead(false);
+            } else if (secret.isSuccess()) {
+                handOver(ctx, msg);
+            } // else the connection is closing for the failure already reported
+            return;
+        }
+        ctx.pipeline().remove(this);
+        ctx.fireChannelRead(msg);
+    }
+
+    /** Passes the login on with what was agreed, and steps aside. */
+    private void handOver(ChannelHandlerContext ctx, Object login) {
+        ctx.channel().attr(AGREED).set(new Agreed(hello.user(), account, secret.getNow()));
+        ctx.pipeline().remove(this);
+        ctx.fireChannelRead(login);
+    }
+
+    private void start(ChannelHandlerContext ctx) {
+        Credentials.Account found = credentials.find(hello.user());
+        account = found != null && found.verifier() != null ? found : null;
+        TokenVerifier verifier = account != null ? account.verifier() : credentials.decoy(hello.user());
+        String clientPublic = hello.clientPublic();
+        Future<PakeServer> started = worker.submit(ctx.executor(), () -> PakeServer.start(verifier));
+        started.addListener(f -> {
+            if (!f.isSuccess()) {
+                ctx.fireExceptionCaught(new ProtocolException("PAKE login: " + f.cause().getMessage()));
+                return;
+            }
+            if (!ctx.channel().isActive() || ctx.isRemoved()) {
+                return;
+            }
+            PakeServer server = started.getNow();
+            greeting.greet(ctx); // already done, unless the answer came within the read that brought the hello
+            ctx.writeAndFlush(new ControlFrame(new PakeChallenge(server.salt(), server.serverPublic())));
+            secret = worker.submit(ctx.executor(), () -> server.agree(clientPublic));
+            secret.addListener(s -> agreedOrFailed(ctx));
+        });
+    }
+
+    private void agreedOrFailed(ChannelHandlerContext ctx) {
+        if (ctx.isRemoved()) {
+            return;
+        }
+        if (!secret.isSuccess()) {
+            Throwable cause = secret.cause();
+            ctx.fireExceptionCaught(cause instanceof IllegalArgumentException
+                    ? new ProtocolException("PAKE login: " + cause.getMessage())
+                    : new ProtocolException("PAKE login: " + cause));
+            return;
+        }
+        Object login = heldLogin;
+        if (login != null && ctx.channel().isActive()) {
+            heldLogin = null;
+            ctx.channel().config().setAutoRead(true);
+            handOver(ctx, login);
+        }
+    }
+}
