@@ -11,10 +11,10 @@ import java.util.List;
 public final class ConfigErrors {
 
     private final String file;
-    private final KeyLocator locator;
+    private final KeyLines locator;
     private final List<ConfigError> errors = new ArrayList<>();
 
-    public ConfigErrors(String file, KeyLocator locator) {
+    public ConfigErrors(String file, KeyLines locator) {
         this.file = file;
         this.locator = locator;
     }
