@@ -29,6 +29,11 @@ public final class ConfigErrors {
         errors.add(new ConfigError(file, line, keyPath, message));
     }
 
+    /** Adds an error found in another file this one includes; it keeps its own file name and line. */
+    public void add(ConfigError error) {
+        errors.add(error);
+    }
+
     public String file() {
         return file;
     }

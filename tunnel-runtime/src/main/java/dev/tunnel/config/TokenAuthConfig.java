@@ -14,6 +14,8 @@ public class TokenAuthConfig {
     public String token = "";
     /** Tunnel extension: file holding the token (trailing newline ignored); instead of token. */
     public String tokenFile;
+    /** frp's {@code tokenSource}: the token read from a file instead of {@code token}; null = unset. */
+    public TokenSourceConfig tokenSource;
 
     /**
      * Checks the table; {@code prefix} is its key ("auth"). A token read from {@code tokenFile}
@@ -21,7 +23,8 @@ public class TokenAuthConfig {
      */
     public void validate(String prefix, ValueChecks checks) {
         checks.oneOf(prefix + ".method", method, List.of("token"), List.of("oidc"));
-        String secret = checks.secret(prefix + ".token", token, prefix + ".tokenFile", tokenFile);
+        String secret = tokenSource == null ? checks.secret(prefix + ".token", token, prefix + ".tokenFile", tokenFile)
+                : tokenSource.resolve(prefix, token, tokenFile, checks);
         if (secret != null) {
             token = secret;
         }
