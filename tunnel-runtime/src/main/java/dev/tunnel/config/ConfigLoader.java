@@ -122,7 +122,8 @@ public final class ConfigLoader<T> {
     }
 
     private static ConfigBinder binder() {
-        return ThrowawayLoader.instance(ConfigBinder.class, BINDER, "com.fasterxml.jackson.", JACKSON_SIDE);
+        return ThrowawayLoader.instance(ConfigBinder.class, BINDER, "com.fasterxml.jackson.", "org.yaml.snakeyaml.",
+                JACKSON_SIDE);
     }
 
     private static String read(Path file) throws ConfigException {
