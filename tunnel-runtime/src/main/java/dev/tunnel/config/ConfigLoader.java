@@ -16,11 +16,11 @@ import java.util.function.Function;
  *
  * <p>The format follows the file name as in frp ({@link ConfigFormat}); the keys, checks and
  * errors are the same in all three. A legacy frp INI file is refused with a pointer to the
- * conversion ({@link LegacyIni}). A syntax error stops at once (the parser cannot go on), reported with its line. All
- * other errors are collected: unknown keys, frp keys not supported yet, wrong types, bad values.
- * Defaults are whatever the config class's fields start with. The parser (Jackson, in
- * {@code config.jackson}) runs in a {@link ThrowawayLoader}, so that its classes are unloaded
- * after start-up, unless a reloading process holds it ({@link #holdParser()}).
+ * conversion ({@link LegacyIni}). A syntax error stops at once (the parser cannot go on),
+ * reported with its line. All other errors are collected: unknown keys, frp keys not supported
+ * yet, wrong types, bad values. Defaults are whatever the config class's fields start with. The
+ * parser (Jackson, in {@code config.jackson}) runs in a {@link ThrowawayLoader}, so that its
+ * classes are unloaded after start-up, unless a reloading process holds it ({@link #holdParser()}).
  *
  * <h3>Limits</h3>
  * Whatever the source (a file, a reload, {@code PUT /api/config}), a config of more than
