@@ -11,10 +11,10 @@ import java.util.List;
 public final class ConfigErrors {
 
     private final String file;
-    private final KeyLocator locator;
+    private final KeyLines locator;
     private final List<ConfigError> errors = new ArrayList<>();
 
-    public ConfigErrors(String file, KeyLocator locator) {
+    public ConfigErrors(String file, KeyLines locator) {
         this.file = file;
         this.locator = locator;
     }
@@ -27,6 +27,11 @@ public final class ConfigErrors {
     /** Adds an error at a known line (0 when unknown). */
     public void addAtLine(int line, String keyPath, String message) {
         errors.add(new ConfigError(file, line, keyPath, message));
+    }
+
+    /** Adds an error found in another file this one includes; it keeps its own file name and line. */
+    public void add(ConfigError error) {
+        errors.add(error);
     }
 
     public String file() {

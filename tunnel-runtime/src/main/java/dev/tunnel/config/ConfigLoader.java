@@ -11,14 +11,16 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.function.Function;
 /**
- * Reads a TOML file into a config class: parse, check keys and types against the class, bind,
- * validate values, and throw one {@link ConfigException} listing every error.
+ * Reads a TOML, YAML or JSON file into a config class: parse, check keys and types against the
+ * class, bind, validate values, and throw one {@link ConfigException} listing every error.
  *
- * <p>A TOML syntax error stops at once (the parser cannot go on), reported with its line. All
- * other errors are collected: unknown keys, frp keys not supported yet, wrong types, bad values.
- * Defaults are whatever the config class's fields start with. The parser (Jackson, in
- * {@code config.jackson}) runs in a {@link ThrowawayLoader}, so that its classes are unloaded
- * after start-up, unless a reloading process holds it ({@link #holdParser()}).
+ * <p>The format follows the file name as in frp ({@link ConfigFormat}); the keys, checks and
+ * errors are the same in all three. A legacy frp INI file is refused with a pointer to the
+ * conversion ({@link LegacyIni}). A syntax error stops at once (the parser cannot go on),
+ * reported with its line. All other errors are collected: unknown keys, frp keys not supported
+ * yet, wrong types, bad values. Defaults are whatever the config class's fields start with. The
+ * parser (Jackson, in {@code config.jackson}) runs in a {@link ThrowawayLoader}, so that its
+ * classes are unloaded after start-up, unless a reloading process holds it ({@link #holdParser()}).
  *
  * <h3>Limits</h3>
  * Whatever the source (a file, a reload, {@code PUT /api/config}), a config of more than
@@ -52,17 +54,33 @@ public final class ConfigLoader<T> {
     }
 
     /**
-     * Parses TOML text.
+     * Parses config text, in the format {@link ConfigFormat#of} gives for its name.
      *
-     * @param toml              the file content
-     * @param fileNameForErrors how errors name the file
+     * @param text              the file content
+     * @param fileNameForErrors how errors name the file; its extension picks the format
      * @param env               environment lookup for templates, null for unset variables
      */
-    public T parse(String toml, String fileNameForErrors, Function<String, String> env) throws ConfigException {
-        long size = utf8Length(toml);
+    public T parse(String text, String fileNameForErrors, Function<String, String> env) throws ConfigException {
+        long size = utf8Length(text);
         if (size > MAX_BYTES) {
             throw tooLarge(fileNameForErrors, size);
         }
+        if (LegacyIni.is(fileNameForErrors, text)) {
+            throw single(fileNameForErrors, 0, LegacyIni.MESSAGE);
+        }
+        ConfigFormat format = ConfigFormat.of(fileNameForErrors);
+        EnvTemplate templates = new EnvTemplate(env);
+        if (format != ConfigFormat.TOML) {
+            KeyLineMap lines = new KeyLineMap();
+            ConfigErrors errors = new ConfigErrors(fileNameForErrors, lines);
+            ConfigBinder binder = binder();
+            return validated(ThrowawayLoader.onThread("config-parser",
+                    () -> binder.bindTree(text, format, type, unsupported, templates, errors, lines)), errors);
+        }
+        return parseToml(text, fileNameForErrors, templates);
+    }
+
+    private T parseToml(String toml, String fileNameForErrors, EnvTemplate templates) throws ConfigException {
         KeyLocator locator = KeyLocator.scan(toml);
         KeyLocator.Nesting deep = locator.tooDeep();
         if (deep != null) {
@@ -70,10 +88,13 @@ public final class ConfigLoader<T> {
                     + KeyLocator.MAX_DEPTH + " (each key segment, array and inline table is one level)");
         }
         ConfigErrors errors = new ConfigErrors(fileNameForErrors, locator);
-        TomlBinder binder = binder();
-        EnvTemplate templates = new EnvTemplate(env);
-        T config = type.cast(ThrowawayLoader.onThread("config-parser",
-                () -> binder.bind(toml, type, unsupported, templates, errors, locator)));
+        ConfigBinder binder = binder();
+        return validated(ThrowawayLoader.onThread("config-parser",
+                () -> binder.bindToml(toml, type, unsupported, templates, errors, locator)), errors);
+    }
+
+    private T validated(Object bound, ConfigErrors errors) throws ConfigException {
+        T config = type.cast(bound);
         validator.validate(config, errors);
         errors.throwIfAny();
         return config;
@@ -93,15 +114,16 @@ public final class ConfigLoader<T> {
     /** See {@link #holdParser()}: reachable means the parser stays. */
     public static final class ParserHold {
         @SuppressWarnings({"unused", "FieldCanBeLocal"}) // the strong reference is the point
-        private final TomlBinder binder;
+        private final ConfigBinder binder;
 
-        private ParserHold(TomlBinder binder) {
+        private ParserHold(ConfigBinder binder) {
             this.binder = binder;
         }
     }
 
-    private static TomlBinder binder() {
-        return ThrowawayLoader.instance(TomlBinder.class, BINDER, "com.fasterxml.jackson.", JACKSON_SIDE);
+    private static ConfigBinder binder() {
+        return ThrowawayLoader.instance(ConfigBinder.class, BINDER, "com.fasterxml.jackson.", "org.yaml.snakeyaml.",
+                JACKSON_SIDE);
     }
 
     private static String read(Path file) throws ConfigException {

@@ -19,7 +19,7 @@ import java.util.Map;
  * after it recurse without bound: every key segment, array and inline table is one level, and the
  * scan stops at the first value deeper than {@value #MAX_DEPTH} levels ({@link #tooDeep()}).
  */
-public final class KeyLocator {
+public final class KeyLocator implements KeyLines {
 
     /** The deepest nesting a config file may have; real ones need about 6 ({@code proxies[0].plugin.requestHeaders.set.X}). */
     public static final int MAX_DEPTH = 32;
@@ -71,17 +71,9 @@ public final class KeyLocator {
         return tooDeep;
     }
 
-    /** The 1-based line where {@code keyPath} (or else its nearest enclosing table) is defined, 0 if unknown. */
+    @Override
     public int lineOf(String keyPath) {
-        String p = keyPath;
-        while (!p.isEmpty()) {
-            Integer l = lines.get(p);
-            if (l != null) {
-                return l;
-            }
-            p = parentOf(p);
-        }
-        return 0;
+        return KeyLineMap.lookup(lines, keyPath);
     }
 
     /** The first key path assigned twice, with its second line, or null (used to place "Duplicate key"). */

@@ -20,6 +20,8 @@ public class TokenAuthConfig {
      * token login otherwise; {@code "required"}: a peer without it is refused; {@code "off"}.
      */
     public String pake = "preferred";
+    /** frp's {@code tokenSource}: the token read from a file instead of {@code token}; null = unset. */
+    public TokenSourceConfig tokenSource;
 
     /**
      * Checks the table; {@code prefix} is its key ("auth"). A token read from {@code tokenFile}
@@ -28,7 +30,8 @@ public class TokenAuthConfig {
     public void validate(String prefix, ValueChecks checks) {
         checks.oneOf(prefix + ".method", method, List.of("token"), List.of("oidc"));
         checks.oneOf(prefix + ".pake", pake, List.of("off", "preferred", "required"), List.of());
-        String secret = checks.secret(prefix + ".token", token, prefix + ".tokenFile", tokenFile);
+        String secret = tokenSource == null ? checks.secret(prefix + ".token", token, prefix + ".tokenFile", tokenFile)
+                : tokenSource.resolve(prefix, token, tokenFile, checks);
         if (secret != null) {
             token = secret;
         }

@@ -33,6 +33,12 @@ public class SampleConfig {
     }
 
     static SampleConfig parse(String toml, java.util.function.Function<String, String> env) throws ConfigException {
+        return parseAs(toml, "test.toml", env);
+    }
+
+    /** Parses {@code text} in the format its {@code fileName} gives. */
+    static SampleConfig parseAs(String text, String fileName, java.util.function.Function<String, String> env)
+            throws ConfigException {
         ConfigValidator<SampleConfig> validator = (cfg, errors) -> {
             ValueChecks checks = new ValueChecks(errors, java.nio.file.Path.of("."));
             checks.port("serverPort", cfg.serverPort);
@@ -40,6 +46,6 @@ public class SampleConfig {
                 checks.port("items[" + i + "].localPort", cfg.items.get(i).localPort);
             }
         };
-        return new ConfigLoader<>(SampleConfig.class, UNSUPPORTED, validator).parse(toml, "test.toml", env);
+        return new ConfigLoader<>(SampleConfig.class, UNSUPPORTED, validator).parse(text, fileName, env);
     }
 }

@@ -61,6 +61,8 @@ final class ClientSession implements ProxySession {
     private final String runId;
     /** frp's clientID as the API shows it: the client's {@code clientID}, or its run id without one. */
     private final String clientId;
+    /** The client's own {@code clientID}, "" when it set none. */
+    private final String rawClientId;
     private final MuxSession mux;
     private final ServerContext server;
     private final PortRegistry ports;
@@ -98,8 +100,8 @@ final class ClientSession implements ProxySession {
         this.metas = Map.copyOf(metas);
         this.proofKey = proofKey;
         this.runId = login.runId();
-        String clientID = login.options().string("clientID", "");
-        this.clientId = clientID.isEmpty() ? runId : clientID;
+        this.rawClientId = login.options().string("clientID", "");
+        this.clientId = rawClientId.isEmpty() ? runId : rawClientId;
         this.mux = mux;
         this.server = server;
         this.ports = server.ports();
@@ -127,6 +129,11 @@ final class ClientSession implements ProxySession {
 
     String runId() {
         return runId;
+    }
+
+    /** The {@code clientID} the client set, "" for none. */
+    String rawClientId() {
+        return rawClientId;
     }
 
     /** The user the session goes by ("" for none): the client's, or the one a Login plugin gave it. */

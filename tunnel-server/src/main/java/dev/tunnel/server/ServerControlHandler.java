@@ -293,6 +293,16 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
             server.throttle().succeeded(address);
         }
         String id = Long.toString(SESSION_IDS.incrementAndGet());
+        String clientId = login.options().string("clientID", "");
+        SessionRegistry.ClientIdHolder holder = server.sessions().claimClientId(identity.user(), clientId,
+                login.runId(), id);
+        if (holder != null) {
+            log.warn("{} login refused: clientID \"{}\" of user \"{}\" is already online (session {}, run id {})",
+                    ctx.channel(), printable(clientId), identity.user(), holder.sessionId(), holder.runId());
+            refuse(ctx, LoginResult.REFUSED, "clientID \"" + clientId + "\" is already online (as in frp: one client"
+                    + " per clientID; stop the other client or give this one its own clientID)");
+            return;
+        }
         Credentials.Account account = verdict.account();
         session = new ClientSession(id, login, identity.user(), identity.metas(), mux, server,
                 server.credentials().quotaFor(account), verdict.proofKey(), nonce);

@@ -17,7 +17,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * client's run id (one per client process). A login with a run id that already has a session
  * evicts the old one: that is the same client process coming back, and its old session is a
  * ghost (a half-open connection the server has not noticed yet) whose ports the new one needs.
- * It also counts the logged-in sessions per client address, for {@link ConnectionGate}.
+ * It also counts the logged-in sessions per client address, for {@link ConnectionGate}, and holds
+ * each user's frp {@code clientID}s: as in frp ({@code ClientRegistry}), a login with a clientID
+ * that another client process (another run id) of the same user holds online is refused, while
+ * the same process logging in again takes it over.
  *
  * <p>Threading: sessions run on different event loops; the maps are concurrent.
  */
@@ -28,6 +31,28 @@ final class SessionRegistry {
     private final Map<String, ClientSession> draining = new ConcurrentHashMap<>();
     /** Logged-in sessions per client address. */
     private final Map<InetAddress, Integer> addresses = new ConcurrentHashMap<>();
+    /** {@code user + "." + clientID} of the clients that set one, and who holds it. */
+    private final Map<String, ClientIdHolder> clientIds = new ConcurrentHashMap<>();
+
+    /** The session ({@code sessionId}, of client process {@code runId}) that holds a clientID. */
+    record ClientIdHolder(String runId, String sessionId) {
+    }
+
+    /**
+     * Claims {@code clientId} of {@code user} for a session about to start; call before the
+     * session is created, and {@link #unregister} releases it. An empty clientID is never held.
+     *
+     * @return null when claimed, else the holder: an online session of another client process
+     */
+    ClientIdHolder claimClientId(String user, String clientId, String runId, String sessionId) {
+        if (clientId.isEmpty()) {
+            return null;
+        }
+        ClientIdHolder mine = new ClientIdHolder(runId, sessionId);
+        ClientIdHolder holder = clientIds.compute(user + "." + clientId,
+                (key, current) -> current == null || current.runId().equals(runId) ? mine : current);
+        return holder == mine ? null : holder;
+    }
 
     /**
      * Adds {@code session}; returns a future that completes once the session it replaces (same
@@ -57,6 +82,10 @@ final class SessionRegistry {
             }
         }
         byRunId.remove(session.runId(), session);
+        if (!session.rawClientId().isEmpty()) {
+            clientIds.computeIfPresent(session.user() + "." + session.rawClientId(),
+                    (key, holder) -> holder.sessionId().equals(session.id()) ? null : holder);
+        }
     }
 
     /**

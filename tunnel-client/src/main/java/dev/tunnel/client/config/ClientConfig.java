@@ -26,6 +26,8 @@ import java.util.function.Function;
  */
 public class ClientConfig {
 
+    /** frp's top-level {@code version}: accepted and ignored, as frp ignores it. */
+    public String version = "";
     /** Server host name or address. */
     public String serverAddr = "127.0.0.1";
     /** Server's bindPort (1-65535). */
@@ -53,6 +55,11 @@ public class ClientConfig {
     public WebServerConfig webServer = new WebServerConfig();
     /** {@code [[proxies]]}: what to expose. */
     public List<ProxyConfig> proxies = new ArrayList<>();
+    /**
+     * Files with more {@code [[proxies]]} and {@code [[visitors]]}: paths whose last part may be
+     * a glob ({@code "./confd/*.toml"}), relative to the working directory ({@link Includes}).
+     */
+    public List<String> includes = new ArrayList<>();
     /** {@code [[visitors]]}: local ports that reach other clients' stcp/sudp proxies. */
     public List<VisitorConfig> visitors = new ArrayList<>();
 
@@ -64,6 +71,11 @@ public class ClientConfig {
     public static class Transport extends MuxTransportConfig {
         /** Only "tcp" for now. */
         public String protocol = "tcp";
+        /**
+         * frp's choice of its own message format ("v1", "v2"). Tunnel speaks its own protocol to
+         * a tunnel server whatever this says, so only frp's default "v1" is accepted.
+         */
+        public String wireProtocol = "v1";
         /**
          * TCP keep-alive on the connections to the server, in seconds: idle time before the first
          * probe and interval between probes (as frp); negative = off, 0 = 7200.

@@ -45,6 +45,7 @@ final class ClientConfigValidator implements ConfigValidator<ClientConfig> {
         checks.check(cfg.transport.tls.disableCustomTLSFirstByte, "transport.tls.disableCustomTLSFirstByte",
                 "false is not supported: TLS to the server starts with its first byte (frp's default, true), and"
                         + " a server behind nginx or HAProxy needs it so");
+        new Includes(baseDir, types).merge(cfg, checks);
         for (int i = 0; i < cfg.start.size(); i++) {
             String name = cfg.start.get(i);
             checks.check(cfg.proxies.stream().anyMatch(p -> name.equals(p.name))
@@ -63,6 +64,7 @@ final class ClientConfigValidator implements ConfigValidator<ClientConfig> {
 
     private static void transport(ClientConfig.Transport t, ValueChecks checks) {
         checks.oneOf("transport.protocol", t.protocol, List.of("tcp"), List.of("kcp", "quic", "websocket", "wss"));
+        checks.oneOf("transport.wireProtocol", t.wireProtocol, List.of("v1"), List.of("v2"));
         checks.atLeast("transport.dialServerTimeout", t.dialServerTimeout, 1);
         checks.range("transport.poolCount", t.poolCount, 0, 100);
         checks.range("transport.drainTimeout", t.drainTimeout, 0, 3600);

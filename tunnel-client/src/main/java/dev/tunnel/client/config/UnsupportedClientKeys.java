@@ -6,9 +6,9 @@ import dev.tunnel.config.UnsupportedKeys;
 final class UnsupportedClientKeys {
 
     static final UnsupportedKeys KEYS = UnsupportedKeys.of(
-            "includes", "virtualNet", "featureGates",
-            "natHoleStunServer", "dnsServer",
-            "auth.oidc", "auth.additionalScopes", "auth.tokenSource",
+            "virtualNet", "featureGates",
+            "natHoleStunServer", "dnsServer", "store",
+            "auth.oidc", "auth.additionalScopes",
             "transport.proxyURL", "transport.quic",
             "webServer.assetsDir", "webServer.tls.trustedCaFile", "webServer.tls.serverName",
             // per proxy

@@ -271,7 +271,7 @@ class ClientConfigTest {
     @Test
     void unsupportedFrpKeysTopLevelAndPerProxy() {
         assertThat(messages("""
-                includes = ["./confd/*.toml"]
+                store.path = "./store.json"
                 [transport]
                 proxyURL = "http://proxy:8080"
                 [[proxies]]
@@ -285,7 +285,7 @@ class ClientConfigTest {
                 bindPort = 9000
                 keepTunnelOpen = true
                 """)).containsExactly(
-                "c.toml:1: \"includes\" is an frp setting that tunnel does not support yet",
+                "c.toml:1: \"store.path\" is an frp setting that tunnel does not support yet",
                 "c.toml:3: \"transport.proxyURL\" is an frp setting that tunnel does not support yet",
                 "c.toml:7: proxies[0].transport.useCompression: true is not supported yet: the tunnel does not"
                         + " compress a proxy's traffic (set it to false)",

@@ -23,6 +23,8 @@ import java.util.function.Function;
  */
 public class ServerConfig {
 
+    /** frp's top-level {@code version}: accepted and ignored, as frp ignores it. */
+    public String version = "";
     /** Address the control port listens on. */
     public String bindAddr = "0.0.0.0";
     /** Port clients connect to (1-65535). */
@@ -190,6 +192,8 @@ public class ServerConfig {
         public boolean force = false;
         /** Tunnel extension: directory keeping the self-signed certificate across restarts; null = a new one each start. */
         public String selfSignedDir;
+        /** frp's key, shared with the client's table: accepted and unused on a server, as in frps. */
+        public String serverName;
     }
 
     /** Address the public proxy ports bind to. */

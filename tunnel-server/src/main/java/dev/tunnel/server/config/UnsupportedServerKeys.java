@@ -10,7 +10,7 @@ final class UnsupportedServerKeys {
             "webServer.assetsDir", "webServer.tls.trustedCaFile", "webServer.tls.serverName",
             "natholeAnalysisDataReserveHours",
             "sshTunnelGateway",
-            "auth.oidc", "auth.additionalScopes", "auth.tokenSource",
+            "auth.oidc", "auth.additionalScopes",
             "transport.quic");
 
     private UnsupportedServerKeys() {
