@@ -56,7 +56,7 @@ final class ClientSession implements ProxySession {
 
     private final String id;
     private final String user;
-    /** The user the client logged in as: its work connection, lane and visitor proofs are keyed with it. */
+    /** The user the client logged in as: its work connection and visitor proofs are keyed with it. */
     private final String loginUser;
     private final Map<String, String> metas;
     private final String token;
@@ -143,7 +143,7 @@ final class ClientSession implements ProxySession {
 
     /**
      * Whether {@code proof} answers the challenge {@code serverNonce} sent on a further connection
-     * of this session (a work connection, its bulk lane): keyed with the account's token and the
+     * of this session (a work connection): keyed with the account's token and the
      * user the client logged in as, bound to this server's certificate {@code own} or, on a
      * connection without TLS, to none (a plaintext client binds to nothing, as a login may).
      */
@@ -181,7 +181,7 @@ final class ClientSession implements ProxySession {
 
     /**
      * Call before the login result is written: registers the session (evicting a ghost), so that
-     * a bulk lane or work connection the client opens as soon as it reads the result finds it.
+     * a work connection the client opens as soon as it reads the result finds it.
      */
     void register() {
         ghostGone = server.sessions().register(this);

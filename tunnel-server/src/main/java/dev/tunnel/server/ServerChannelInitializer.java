@@ -23,12 +23,9 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final MuxSettings muxSettings;
     private final int heartbeatTimeout;
     private final int keepaliveInterval;
-    private final boolean expressLane;
 
-    /** @param expressLane offer clients the express lane (mux mode, {@code transport.tcpMuxExpressLane}) */
     ServerChannelInitializer(ServerContext context, SslContext sslContext, boolean tlsForce, MuxSettings muxSettings,
-                             int heartbeatTimeout, int keepaliveInterval, boolean expressLane) {
-        this.expressLane = expressLane && context.tcpMux();
+                             int heartbeatTimeout, int keepaliveInterval) {
         this.context = context;
         this.sslContext = sslContext;
         this.tlsForce = tlsForce;
@@ -49,14 +46,12 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
         ServerNonce nonce = new ServerNonce();
         if (!context.tcpMux()) {
             p.addLast(TunnelPipeline.WORK_CONN_ACCEPTOR, new WorkConnAcceptor(context, nonce));
-        } else if (expressLane) {
-            p.addLast(TunnelPipeline.LANE_ACCEPTOR, new LaneAcceptor(context, nonce, heartbeatTimeout));
         }
         VisitorStreamAcceptor visitors = new VisitorStreamAcceptor();
         MuxSession mux = new MuxSession(true, muxSettings, visitors);
         Heartbeat heartbeat = new Heartbeat(mux, keepaliveInterval, heartbeatTimeout);
         p.addLast(TunnelPipeline.CONTROL, new ServerControlHandler(context, mux, heartbeat, heartbeatTimeout, nonce,
-                visitors, expressLane));
+                visitors));
     }
 
     /**

@@ -20,16 +20,13 @@ import io.netty.channel.group.ChannelGroup;
  * @param stats what the dashboard, the REST API and /metrics show
  * @param caps  public connections per proxy and per remote address
  * @param plugins the {@code [[httpPlugins]]} asked before logins, proxies and connections go ahead
- * @param bulkLoops the loops that run the sessions' bulk lanes (mux mode with the express lane),
- *                  apart from the loops of the sessions themselves; null: another loop of the
- *                  session's group
  */
 record ServerContext(String token, boolean tcpMux, PortRegistry ports, String proxyBindAddr, String version,
                      int loginTimeoutSeconds, Credentials credentials, LoginAuthenticator authenticator,
                      LoginThrottle throttle, int maxStreamsPerClient, PoolSettings pool, SessionRegistry sessions,
                      ChannelGroup publicConns, ServerProxyTypes types, LoginThrottle visitorThrottle,
                      ServerStats stats, ConnectionCaps caps, boolean detailedErrors,
-                     ServerPlugins plugins, EventLoopGroup bulkLoops) {
+                     ServerPlugins plugins) {
 
     /**
      * @param maxPoolCount           most idle work connections kept per client

@@ -21,8 +21,6 @@ import java.util.concurrent.ConcurrentHashMap;
 final class SessionRegistry {
     private final Map<String, ClientSession> byId = new ConcurrentHashMap<>();
     private final Map<String, ClientSession> byRunId = new ConcurrentHashMap<>();
-    /** Sessions closed for new work (the client said goodbye) whose connection still drains streams. */
-    private final Map<String, ClientSession> draining = new ConcurrentHashMap<>();
 
     /**
      * Adds {@code session}; returns a future that completes once the session it replaces (same
@@ -40,21 +38,8 @@ final class SessionRegistry {
     }
 
     void unregister(ClientSession session) {
-        if (byId.remove(session.id(), session) && session.mux().channel().isActive()) {
-            draining.put(session.id(), session);
-            session.mux().channel().closeFuture().addListener(f -> draining.remove(session.id(), session));
-        }
+        byId.remove(session.id(), session);
         byRunId.remove(session.runId(), session);
-    }
-
-    /**
-     * The session a bulk lane asks to join: a logged-in one, or one that is leaving while its
-     * streams drain (its client may have opened the lane just before it said goodbye, and losing
-     * a lane ends a session).
-     */
-    ClientSession findForLane(String sessionId) {
-        ClientSession session = byId.get(sessionId);
-        return session != null ? session : draining.get(sessionId);
     }
 
     ClientSession find(String sessionId) {
@@ -64,9 +49,8 @@ final class SessionRegistry {
     /**
      * The loop of {@code current}'s group that runs the fewest logged-in sessions, {@code current}
      * itself on a tie: where a new session should run, so that sessions spread over the loops
-     * however their connections happened to be accepted (each client's bulk lane takes an accept
-     * too, so taking turns per accept would put every session on the same loop of two). Two
-     * logins at the same moment may both pick one loop.
+     * however their connections happened to be accepted. Two logins at the same moment may both
+     * pick one loop.
      */
     EventLoop quietestLoop(EventLoop current) {
         if (current.parent() == null) {

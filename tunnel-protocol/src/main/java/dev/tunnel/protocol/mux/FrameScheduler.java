@@ -24,11 +24,6 @@ import java.util.ArrayDeque;
  * its deficit and sends frames while the deficit is positive. A stream alone on the connection
  * sends frames of up to {@link MuxStream#MAX_CHUNK}, so a single transfer is not chopped up.
  *
- * <h3>Lanes</h3>
- * A session with an express lane has one scheduler per lane owner, each on its own connection.
- * A stream that moves to the bulk lane is {@linkplain #remove removed} here and queued on the
- * bulk owner's when it has something to send there.
- *
  * <h3>Queueing delay</h3>
  * {@link #queueDelayNanos()} is a moving average of how long a stream waited from becoming
  * ready to its first frame leaving; {@link #maxQueueDelayNanos()} the largest since last asked.

@@ -5,7 +5,6 @@ import dev.tunnel.protocol.ControlMessage.Ping;
 import dev.tunnel.protocol.ControlMessage.Pong;
 import dev.tunnel.protocol.DataFrame;
 import dev.tunnel.protocol.Frame;
-import dev.tunnel.protocol.LaneFrame;
 import dev.tunnel.protocol.OpenFrame;
 import dev.tunnel.protocol.ProtocolException;
 import dev.tunnel.protocol.ResetCode;
@@ -33,12 +32,8 @@ import org.slf4j.LoggerFactory;
  *
  * <h3>Threading</h3>
  * Runs on the connection's event loop. Sockets relayed through its streams are registered on
- * the same loop ({@link #eventLoop()}), so a stream and its socket never cross threads. A
- * session with the express lane has two of these: the session's own on the express lane, and
- * its <em>bulk owner</em> ({@link #newBulkOwner}) on the bulk lane, on another loop; a stream
- * that moves to the bulk lane moves to the bulk owner with its socket (see Lanes). What the two
- * share (the window budget, the stream count, the streams between them) is a thread-safe
- * {@link SessionShare}.
+ * the same loop ({@link #eventLoop()}), so a stream and its socket never cross threads: every
+ * stream is owned by this loop for its whole life.
  *
  * <h3>Flushes</h3>
  * Frames are written without flushing; one flush per event-loop turn is scheduled
@@ -59,25 +54,6 @@ import org.slf4j.LoggerFactory;
  * and leaves in the order of the {@link FrameScheduler} while the connection is under its (small)
  * high watermark, so a sparse stream's bytes do not queue behind a download's.
  *
- * <h3>Lanes</h3>
- * With the express lane ({@link #attachBulkLane}) the session has a second connection, the
- * bulk lane, run by the bulk owner, a second {@code MuxSession} on another event loop. Control,
- * OPEN and PING frames, and every frame of a stream that has not moved, go on the express lane.
- * A stream that {@linkplain MuxStream#turnedBulk turned bulk} here asks to move (a
- * {@link LaneFrame} request); a side that reads a request, or the peer's marker, writes its own
- * marker behind its last frame of the stream on the express lane and hands the stream, with its
- * socket ({@link StreamHandler#moveTo}), to the bulk owner ({@link StreamMoves}): the stream's frames, both ways, then
- * go on the bulk lane and are handled on the bulk owner's loop, so that a download's reads, TLS
- * and writes do not delay the sparse streams left on this loop, and, in the network, its standing
- * queue (one per TCP connection in fq_codel-like routers) is not in front of their bytes. A
- * stream does not move back. Frames of a stream between owners wait in its {@link Handoff};
- * what arrives on the two lanes is put back in the sender's order ({@link LaneOrder}), and a
- * stream whose frames waited {@link StreamMoves#DEFAULT_MARKER_TIMEOUT_MILLIS} for a marker is
- * reset. A stream whose handler cannot move (see {@link StreamHandler#canMove}) stays here, even
- * when the peer moved its side. Both lanes carry pings; losing either ends the session (a bulk
- * lane the peer closed cleanly, once the express lane closed too, or a few seconds later: see
- * {@link #bulkLaneClosed}).
- *
  * <h3>Budgets and memory pressure</h3>
  * The session's streams' receive windows sum to at most {@link MuxSettings#sessionWindow()} (plus
  * each stream's small guaranteed window) and count against the process's {@link MemoryLimit}.
@@ -92,12 +68,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class MuxSession extends ChannelDuplexHandler {
     private static final Logger log = LoggerFactory.getLogger(MuxSession.class);
-    /** A stream with this much sent within the sparse epoch and waiting moves to the bulk lane. */
-    static final int BULK_BYTES = 4 * FrameScheduler.QUANTUM;
-
-    /** How long a session outlives a bulk lane the peer closed cleanly, waiting for its express lane to close. */
-    static final long BULK_CLOSE_GRACE_MILLIS = 5_000;
-
     private final boolean server;
     private final MuxSettings settings;
     private final StreamAcceptor acceptor;
@@ -117,20 +87,8 @@ public final class MuxSession extends ChannelDuplexHandler {
 
     private ChannelHandlerContext ctx;
     private FrameScheduler scheduler;
-    private LaneWriter express;
-    /** What this session's lane owners share. */
-    private final SessionShare share;
-    /** On the express owner: the bulk owner once its lane is attached, else null. Event loop only. */
-    private volatile MuxSession bulkOwner;
-    /** Why the bulk lane is closing, once known; event loop only. */
-    private String bulkLaneFailure;
-    /** On a bulk owner: the session's express owner; null on the express owner. */
-    private final MuxSession expressOwner;
-    /** Lane frames are accepted: this side offered the express lane, or opened it. */
-    private boolean lanes;
-    /** This owner's part in moving streams between the owners. */
-    private final StreamMoves moves;
-    private final java.util.concurrent.atomic.AtomicBoolean laneClaimed = new java.util.concurrent.atomic.AtomicBoolean();
+    private Writer writer;
+    private final SessionBudget budget;
     private volatile int peerInitialWindow = -1;
     private int nextStreamId;
     private int lastPeerStreamId;
@@ -159,92 +117,14 @@ public final class MuxSession extends ChannelDuplexHandler {
         this.settings = settings;
         this.acceptor = acceptor;
         this.nextStreamId = server ? 1 : 2;
-        this.share = new SessionShare(settings);
-        this.expressOwner = null;
-        this.moves = new StreamMoves(this, share);
-    }
-
-    /** A bulk owner of {@code session}'s streams (see {@link #newBulkOwner}). */
-    private MuxSession(MuxSession session) {
-        this.server = session.server;
-        this.settings = session.settings;
-        this.acceptor = null;
-        this.share = session.share;
-        this.expressOwner = session;
-        this.moves = new StreamMoves(this, share);
-        this.lanes = true;
-        this.foldOpens = false;
-        this.nextStreamId = -1;
-    }
-
-    /**
-     * The handler that runs this started session's bulk lane: the last but one of the lane's
-     * pipeline (before {@link BulkLane}), on the loop the lane runs on, which should be another
-     * than this session's. Hand the lane to {@link #attachBulkLane} once it joined. Any thread.
-     */
-    public MuxSession newBulkOwner() {
-        if (!isStarted()) {
-            throw new IllegalStateException("session not started");
-        }
-        return new MuxSession(this);
+        this.budget = new SessionBudget(settings);
     }
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
-        this.express = new LaneWriter(ctx);
+        this.writer = new Writer(ctx);
         this.scheduler = new FrameScheduler(ctx.channel());
-        if (expressOwner != null) {
-            start(expressOwner.peerInitialWindow);
-        }
-    }
-
-    /**
-     * Accepts lane markers from the peer: this side offered the express lane (server) or is
-     * about to open it (client). Event loop only.
-     */
-    public void allowLanes() {
-        lanes = true;
-    }
-
-    /**
-     * Makes {@code owner} ({@link #newBulkOwner}), in the pipeline of {@code lane}, a connection of
-     * this session joined after login, the session's bulk lane: streams that turn bulk move there
-     * from now on. A second lane, or one attached to a session that is gone, is closed. Any thread.
-     */
-    public void attachBulkLane(Channel lane, MuxSession owner) {
-        if (!ctx.executor().inEventLoop()) {
-            ctx.executor().execute(() -> attachBulkLane(lane, owner));
-            return;
-        }
-        if (bulkOwner != null || !ctx.channel().isActive() || owner.expressOwner != this) {
-            log.warn("{} bulk lane {} refused: {}", ctx.channel(), lane, bulkOwner != null
-                    ? "the session has one already" : owner.expressOwner != this ? "not this session's lane"
-                    : "the session is closed");
-            lane.close();
-            return;
-        }
-        lanes = true;
-        bulkOwner = owner;
-        TunnelSocket.keepQueuesShort(lane);
-        lane.closeFuture().addListener(f -> ctx.executor().execute(() -> bulkLaneClosed(lane)));
-        log.debug("{} bulk lane {} attached, on {}", ctx.channel(), lane,
-                lane.eventLoop() == ctx.channel().eventLoop() ? "the session's loop" : "another loop");
-    }
-
-    /** Whether the session has its bulk lane (event loop). */
-    public boolean hasBulkLane() {
-        return bulkOwner != null;
-    }
-
-    /** True once: the caller may attach the session's bulk lane (any thread). */
-    public boolean claimBulkLane() {
-        return laneClaimed.compareAndSet(false, true);
-    }
-
-    /** Times a stream of this session moved to the bulk lane, counted by each side for its own moves (any thread). */
-    public long laneMoves() {
-        return share.laneMoves();
     }
 
     /**
@@ -274,11 +154,7 @@ public final class MuxSession extends ChannelDuplexHandler {
     private void probeRtt() {
         if (carriedData && ctx.channel().isActive()) {
             carriedData = false;
-            if (expressOwner != null) {
-                expressOwner.onLoop(expressOwner::ping); // samples come from the express lane
-            } else {
-                ping();
-            }
+            ping();
         }
     }
 
@@ -302,7 +178,6 @@ public final class MuxSession extends ChannelDuplexHandler {
         int id = nextStreamId;
         nextStreamId += 2;
         MuxStream stream = newStream(id);
-        stream.peerKnows = false;
         OpenFrame open = new OpenFrame(id, proxyId, source);
         int boost = startWindowBoost(stream);
         if (foldOpens) {
@@ -388,15 +263,11 @@ public final class MuxSession extends ChannelDuplexHandler {
     /** Sends a ping; the pong updates {@link #rttNanos()}. */
     public void ping() {
         writeFrame(new ControlFrame(new Ping(System.nanoTime())));
-        MuxSession owner = bulkOwner;
-        if (owner != null) {
-            owner.onLoop(owner::ping);
-        }
     }
 
-    /** Smoothed round-trip time of the last express-lane pings (any thread), or 0 before the first pong. */
+    /** Smoothed round-trip time of the last pings (any thread), or 0 before the first pong. */
     public long rttNanos() {
-        return expressOwner != null ? expressOwner.rttNanos() : rttNanos;
+        return rttNanos;
     }
 
     /**
@@ -404,12 +275,12 @@ public final class MuxSession extends ChannelDuplexHandler {
      * without the queueing the tunnel's own traffic adds, which is what window tuning uses.
      */
     public long minRttNanos() {
-        return expressOwner != null ? expressOwner.minRttNanos() : minRttNanos;
+        return minRttNanos;
     }
 
     /** Bytes of receive window this session's streams hold now (any thread). */
     public long committedWindow() {
-        return share.committed();
+        return budget.committed();
     }
 
     /**
@@ -424,16 +295,15 @@ public final class MuxSession extends ChannelDuplexHandler {
         ctx.close();
     }
 
-    /** Streams open on this session, on either lane (any thread). */
+    /** Streams open on this session (any thread). */
     public int streamCount() {
-        return share.streams();
+        return budget.streams();
     }
 
     /**
      * Moving average of how long a stream with bytes to send waited for its turn on this
-     * owner's connection (nanoseconds; 0 before any wait). On a session's express owner that is
-     * the wait of the streams that did not move, the interactive ones: what a user of the tunnel
-     * feels. Read from any thread (a dashboard).
+     * session's connection (nanoseconds; 0 before any wait): what a user of the tunnel feels.
+     * Read from any thread (a dashboard).
      */
     public long queueDelayNanos() {
         return queueDelayNanos;
@@ -451,8 +321,7 @@ public final class MuxSession extends ChannelDuplexHandler {
      * begins, whatever its length). Read from any thread.
      */
     public long windowStalls() {
-        MuxSession owner = bulkOwner;
-        return windowStalls + (owner != null ? owner.windowStalls : 0);
+        return windowStalls;
     }
 
     /** A stream ran out of credit with bytes waiting; called on the event loop. */
@@ -483,39 +352,22 @@ public final class MuxSession extends ChannelDuplexHandler {
             ReferenceCountUtil.release(msg);
             throw new ProtocolException("stream frame before login completed");
         }
-        onStreamFrame(expressOwner == null ? LaneOrder.EXPRESS : LaneOrder.BULK, frame, true);
+        onStreamFrame(frame);
     }
 
-    /**
-     * A frame of a stream that arrived on {@code lane}: read from this owner's own connection
-     * ({@code own}), or, on a bulk owner, one the express owner read for a stream that moved here.
-     */
-    void onStreamFrame(int lane, Frame frame, boolean own) {
+    private void onStreamFrame(Frame frame) {
         if (frame instanceof OpenFrame open) {
-            if (expressOwner != null) {
-                throw new ProtocolException("OPEN of stream " + open.streamId() + " on the bulk lane");
-            }
             onOpen(open);
             return;
         }
-        if (frame instanceof LaneFrame && (!lanes || lane != LaneOrder.EXPRESS)) {
-            throw new ProtocolException("lane frame on stream " + frame.streamId() + (lanes
-                    ? " on the bulk lane" : " from a peer that has no express lane here"));
-        }
         MuxStream stream = streams.get(frame.streamId());
         if (stream == null) {
-            if (own && lanes) {
-                moves.route(lane, frame);
-            } else {
-                ReferenceCountUtil.release(frame);
-            }
+            ReferenceCountUtil.release(frame); // a stream reset here whose peer had frames on the way
             return;
         }
-        if (frame instanceof DataFrame) {
+        if (frame instanceof DataFrame data) {
             carriedData = true;
-            stream.onLaneFrame(lane, frame, System.nanoTime());
-        } else if (frame instanceof LaneFrame marker) {
-            moves.onLaneFrame(stream, marker);
+            stream.onData(data);
         } else if (frame instanceof WindowUpdateFrame update) {
             stream.onWindowUpdate(update.increment());
         } else if (frame instanceof ResetFrame reset) {
@@ -523,58 +375,12 @@ public final class MuxSession extends ChannelDuplexHandler {
         }
     }
 
-    /** Runs {@code task} on this session's loop: at once when already there. */
-    void onLoop(Runnable task) {
-        if (ctx.executor().inEventLoop()) {
-            task.run();
-        } else {
-            ctx.executor().execute(task);
-        }
-    }
-
-    /** Why the bulk lane {@code lane} is closing, for the session's one log line (any thread). */
-    void bulkLaneFailed(Channel lane, String reason) {
-        onLoop(() -> {
-            if (bulkOwner != null && bulkOwner.channel() == lane && bulkLaneFailure == null) {
-                bulkLaneFailure = reason;
-            }
-        });
-    }
-
-    /**
-     * The bulk lane is gone. After a failure the session ends at once. A lane the peer closed
-     * cleanly is the first half of the peer leaving: its express lane closes right behind it,
-     * and its last frames there (a stream's final bytes, its FIN) may still be on the way, read
-     * after the bulk lane's FIN since the two connections are read apart. The session then goes
-     * on with its express lane alone (no stream moves any more; those on the bulk lane were
-     * reset with it) and ends when the express lane closes, or after
-     * {@link #BULK_CLOSE_GRACE_MILLIS} if it does not.
-     */
-    private void bulkLaneClosed(Channel lane) {
-        if (bulkOwner == null || bulkOwner.channel() != lane || !ctx.channel().isActive()) {
-            return;
-        }
-        if (bulkLaneFailure != null) {
-            close("bulk lane " + bulkLaneFailure, false);
-            return;
-        }
-        log.debug("{} bulk lane closed by the peer: the session ends with its express lane, within {} ms",
-                ctx.channel(), BULK_CLOSE_GRACE_MILLIS);
-        ctx.executor().schedule(() -> {
-            if (ctx.channel().isActive()) {
-                close("bulk lane closed by the peer, and the express lane still open " + BULK_CLOSE_GRACE_MILLIS
-                        + " ms later", false);
-            }
-        }, BULK_CLOSE_GRACE_MILLIS, TimeUnit.MILLISECONDS);
-    }
-
     private void onControl(ControlFrame control) {
         if (control.message() instanceof Ping ping) {
             writeFrame(new ControlFrame(new Pong(ping.payload())));
         } else if (control.message() instanceof Pong pong) {
             long sample = System.nanoTime() - pong.payload();
-            // a bulk lane's pongs wait behind its transfers' bytes: only the express lane's are samples
-            if (expressOwner == null && sample >= 0 && sample < TimeUnit.MINUTES.toNanos(2)) {
+            if (sample >= 0 && sample < TimeUnit.MINUTES.toNanos(2)) {
                 long rtt = rttNanos == 0 ? sample : (7 * rttNanos + sample) / 8;
                 rttNanos = rtt;
                 if (minRttNanos == 0 || sample < minRttNanos) {
@@ -609,13 +415,13 @@ public final class MuxSession extends ChannelDuplexHandler {
     private MuxStream newStream(int id) {
         MuxStream stream = new MuxStream(this, id, peerInitialWindow, settings);
         streams.put(id, stream);
-        share.opened(settings.initialWindow());
+        budget.opened(settings.initialWindow());
         return stream;
     }
 
     /** Tops a new stream's guaranteed window up to the start window, as far as the budgets allow: the credit to grant. */
     private int startWindowBoost(MuxStream stream) {
-        return stream.window().grow(settings.startWindow() - settings.initialWindow(), share.budget);
+        return stream.window().grow(settings.startWindow() - settings.initialWindow(), budget);
     }
 
     private void writeBoost(MuxStream stream, int boost) {
@@ -677,12 +483,6 @@ public final class MuxSession extends ChannelDuplexHandler {
         unannounced.clear();
         awaitingWritable.clear();
         scheduler.clear();
-        if (bulkOwner != null) {
-            bulkOwner.channel().close();
-        }
-        if (lanes) {
-            share.closeAll(); // a stream on its way to the bulk owner finds its hand-off closed, and ends there
-        }
         if (pressureCheck != null) {
             pressureCheck.cancel(false);
         }
@@ -723,9 +523,7 @@ public final class MuxSession extends ChannelDuplexHandler {
      */
     private void logClose(int openStreams) {
         String reason = closeReason != null ? closeReason : "the peer closed the connection";
-        if (expressOwner != null) {
-            log.debug("{} bulk lane closed: {} ({} streams on it reset)", ctx.channel(), reason, openStreams);
-        } else if (!isStarted()) {
+        if (!isStarted()) {
             log.debug("{} closed before login completed: {}", ctx.channel(), reason);
         } else if (closeAsked || (closeReason == null && server)) {
             log.info("{} session closed: {} ({} open streams reset)", ctx.channel(), reason, openStreams);
@@ -736,16 +534,16 @@ public final class MuxSession extends ChannelDuplexHandler {
 
     // ---- used by MuxStream ----
 
-    /** Writes {@code frame} on this owner's lane (see {@link LaneWriter#write}). */
+    /** Writes {@code frame} on the connection (see {@link Writer#write}). */
     void writeFrame(Frame frame) {
-        express.write(frame);
+        writer.write(frame);
     }
 
     /**
-     * Writes frames on this owner's connection, without flushing: the session flushes once per
+     * Writes frames on the session's connection, without flushing: the session flushes once per
      * event-loop turn.
      */
-    private final class LaneWriter {
+    private final class Writer {
         private final Channel channel;
         private final ChannelHandlerContext own;
         /** A frame is being written; frames written meanwhile wait in {@link #reentrant}. */
@@ -753,13 +551,13 @@ public final class MuxSession extends ChannelDuplexHandler {
         private final ArrayDeque<Frame> reentrant = new ArrayDeque<>();
         private boolean dirty;
 
-        LaneWriter(ChannelHandlerContext own) {
+        Writer(ChannelHandlerContext own) {
             this.channel = own.channel();
             this.own = own;
         }
 
         /**
-         * Writes {@code frame} behind every frame written before it on this lane. A large DATA
+         * Writes {@code frame} behind every frame written before it. A large DATA
          * frame leaves the encoder as two buffers (header, then payload) in two writes, and a
          * write can run other code before it returns (a writability change fires handlers; an
          * {@code EmbeddedChannel} runs due timers such as {@link #probeRtt}): a frame written from
@@ -816,48 +614,15 @@ public final class MuxSession extends ChannelDuplexHandler {
     }
 
     ReceiveWindow.Budget budget() {
-        return share.budget;
+        return budget;
     }
 
     /** Gives a finished stream's receive window back to the budgets (once per stream). */
     private void releaseWindow(MuxStream stream) {
         if (!stream.windowReleased) {
             stream.windowReleased = true;
-            share.closed(stream.window().window());
+            budget.closed(stream.window().window());
         }
-    }
-
-    StreamMoves moves() {
-        return moves;
-    }
-
-    /** On the express owner, the bulk owner once its lane is attached; else null. */
-    MuxSession bulkOwner() {
-        return bulkOwner;
-    }
-
-    /** On a bulk owner, the session's express owner; null on the express owner. */
-    MuxSession expressOwner() {
-        return expressOwner;
-    }
-
-    /** {@code stream} is held here (it landed, or is reset here). */
-    void adopt(MuxStream stream) {
-        streams.put(stream.id(), stream);
-    }
-
-    /** {@code stream} leaves this owner for the other: nothing here schedules or wakes it any more. */
-    void detach(MuxStream stream) {
-        streams.remove(stream.id());
-        scheduler.remove(stream);
-        if (stream.awaitingSession) {
-            stream.awaitingSession = false;
-            awaitingWritable.remove(stream);
-        }
-    }
-
-    void watchHeld(MuxStream stream) {
-        moves.watchHeld(stream);
     }
 
     void awaitWritable(MuxStream stream) {
@@ -874,9 +639,6 @@ public final class MuxSession extends ChannelDuplexHandler {
         }
         scheduler.remove(stream);
         releaseWindow(stream);
-        if (stream.moveAsked) {
-            share.unpublish(stream.id());
-        }
     }
 
     /** Runs the scheduler, then tells streams that waited for the connection that they may read again. */
@@ -897,11 +659,7 @@ public final class MuxSession extends ChannelDuplexHandler {
             return;
         }
         carriedData = true;
-        long now = System.nanoTime();
-        if (!stream.scheduled) {
-            moves.afterData(stream, now);
-        }
-        scheduler.ready(stream, now);
+        scheduler.ready(stream, System.nanoTime());
     }
 
     void logStreamError(MuxStream stream, String reason) {
@@ -912,8 +670,8 @@ public final class MuxSession extends ChannelDuplexHandler {
         flushScheduled = false;
         queueDelayNanos = scheduler.queueDelayNanos();
         maxQueueDelayNanos = Math.max(maxQueueDelayNanos, scheduler.takeMaxQueueDelayNanos());
-        express.dirty = true; // flushes what the handlers around the session wrote too
-        express.flush();
+        writer.dirty = true; // flushes what the handlers around the session wrote too
+        writer.flush();
     }
 
     void flushSockets() {

@@ -15,13 +15,8 @@ import java.util.ArrayDeque;
  * a local-app connection on the client.
  *
  * <h3>Threading</h3>
- * Every method runs on the event loop of the session's lane owner that holds the stream (see
- * {@link MuxSession}, "Lanes"); the sockets relayed through the stream are registered on that
- * same loop. A stream that moves to the bulk owner is <em>in transit</em> from the moment it
- * leaves the express owner until it lands: its handler's socket is deregistered from the one
- * loop and registered on the other, the loop-to-loop hand-over orders what each touched, and
- * what the handler does meanwhile (bytes it read before the move, a close, bytes its socket took)
- * is kept here and acted on when the stream lands.
+ * Every method runs on the session's event loop, the stream's one owner for its whole life; the
+ * sockets relayed through the stream are registered on that same loop.
  *
  * <h3>Flow control</h3>
  * The sender may have at most the peer's credit in flight. {@link #write} sends what the
@@ -49,8 +44,7 @@ public final class MuxStream {
      */
     static final int MAX_CHUNK = 256 * 1024;
 
-    /** The lane owner that holds the stream: set once more when it lands on the bulk owner. */
-    private volatile MuxSession session;
+    private final MuxSession session;
     private final int id;
     private StreamHandler handler;
 
@@ -65,21 +59,6 @@ public final class MuxStream {
     boolean awaitingSession;
     boolean windowReleased;
 
-    /** This side asked to move the stream to the bulk lane, or answered the peer's request. */
-    boolean moveAsked;
-    /** This side wrote its lane marker: the stream left, or is leaving, the express owner. */
-    boolean moving;
-    /** Between owners (see Threading); then {@link #consumedInTransit} and {@link #resetInTransit} wait. */
-    private boolean inTransit;
-    private int consumedInTransit;
-    /** The code of a reset made in transit, sent once the stream landed; -1 if none. */
-    private int resetInTransit = -1;
-    /**
-     * The peer has seen this stream's OPEN: it opened the stream, or a frame of the stream came
-     * from it. Until then the stream stays on the express lane, behind its OPEN, since DATA on the
-     * bulk lane could otherwise reach the peer before the stream exists there.
-     */
-    boolean peerKnows = true;
     /**
      * This side opened the stream and has not written its OPEN yet ({@link MuxSession#openStream}
      * holds it for the first bytes, to send both in one frame): the OPEN, and the start-window
@@ -87,8 +66,6 @@ public final class MuxStream {
      */
     OpenFrame unannouncedOpen;
     int unannouncedBoost;
-    /** Order of the DATA arriving on the session's lanes. */
-    final LaneOrder order = new LaneOrder();
 
     // scheduling state, owned by FrameScheduler
     boolean scheduled;
@@ -122,7 +99,6 @@ public final class MuxStream {
         this.handler = handler;
     }
 
-    /** The lane owner that holds the stream now. */
     MuxSession session() {
         return session;
     }
@@ -142,10 +118,8 @@ public final class MuxStream {
         } else {
             waitingBytes += data.readableBytes();
             waiting.add(data);
-            if (!inTransit) {
-                noteStall();
-                drain();
-            }
+            noteStall();
+            drain();
         }
         return isWritable();
     }
@@ -156,9 +130,7 @@ public final class MuxStream {
             return;
         }
         finQueued = true;
-        if (!inTransit) {
-            drain();
-        }
+        drain();
     }
 
     /** Aborts the stream at both ends; bytes still waiting are dropped. */
@@ -168,9 +140,7 @@ public final class MuxStream {
         }
         boolean announced = unannouncedOpen == null;
         close();
-        if (inTransit) {
-            resetInTransit = code;
-        } else if (announced) {
+        if (announced) {
             session.writeFrame(new ResetFrame(id, code));
         } // else the peer never heard of it: close() dropped its OPEN, nothing goes out
     }
@@ -183,7 +153,7 @@ public final class MuxStream {
         if (closed || finQueued) {
             return false;
         }
-        if (!waiting.isEmpty() || sendWindow <= 0 || inTransit) {
+        if (!waiting.isEmpty() || sendWindow <= 0) {
             wantWritable = true;
             return false;
         }
@@ -217,9 +187,6 @@ public final class MuxStream {
      * path's minimum RTT (a busy event loop) costs no datagrams. Returns the window now.
      */
     public int holdReceiveWindow(int floor) {
-        if (inTransit) {
-            return receiveWindow.window();
-        }
         int growth = receiveWindow.raiseFloor(floor, session.budget());
         if (growth > 0 && !closed && !finReceived) {
             session.writeFrame(this, new WindowUpdateFrame(id, growth));
@@ -232,12 +199,7 @@ public final class MuxStream {
         if (closed || finReceived) {
             return;
         }
-        if (inTransit) {
-            consumedInTransit += bytes;
-            return;
-        }
-        int credit = receiveWindow.onConsumed(bytes, System.nanoTime(), session.minRttNanos(), session.budget(),
-                order.lane() == LaneOrder.BULK ? ReceiveWindow.BULK_GAIN : ReceiveWindow.GAIN);
+        int credit = receiveWindow.onConsumed(bytes, System.nanoTime(), session.minRttNanos(), session.budget());
         if (credit > 0) {
             session.writeFrame(this, new WindowUpdateFrame(id, credit));
         }
@@ -297,7 +259,6 @@ public final class MuxStream {
     }
 
     void onWindowUpdate(int increment) {
-        peerKnows = true;
         long window = (long) sendWindow + increment;
         if (window > Integer.MAX_VALUE) {
             abort(ResetCode.FLOW_CONTROL_ERROR, "window update overflows the send window");
@@ -384,9 +345,6 @@ public final class MuxStream {
             sentInEpoch = 0;
         }
         sentInEpoch += bytes;
-        if (!fin) {
-            session.moves().afterData(this, nowNanos);
-        }
         return bytes;
     }
 
@@ -399,88 +357,6 @@ public final class MuxStream {
             stalled = true;
             session.windowStalled();
         }
-    }
-
-    /**
-     * Whether this stream's sending looks like a transfer rather than an exchange: more than
-     * {@link MuxSession#BULK_BYTES} sent in the current epoch and waiting, together.
-     */
-    boolean turnedBulk(long nowNanos) {
-        return (long) sentRecently(nowNanos) + waitingBytes >= MuxSession.BULK_BYTES;
-    }
-
-    /** A DATA or lane frame of this stream arrived on {@code lane}. */
-    void onLaneFrame(int lane, dev.tunnel.protocol.Frame frame, long nowNanos) {
-        peerKnows = true;
-        boolean wasHolding = order.holding();
-        // within its credit a sender has at most the window in flight; the rest is room for frame overhead
-        String error = order.offer(lane, frame, 2L * receiveWindow.window() + 16 * 1024,
-                nowNanos, this::onOrderedData);
-        if (error != null) {
-            abort(ResetCode.FLOW_CONTROL_ERROR, error);
-        } else if (!wasHolding && order.holding()) {
-            session.watchHeld(this);
-        }
-    }
-
-    private void onOrderedData(DataFrame frame) {
-        if (closed) {
-            frame.release();
-        } else {
-            onData(frame);
-        }
-    }
-
-    /** Aborts the stream for {@code reason}, logged: the peer or a lane is broken. */
-    void fail(int code, String reason) {
-        if (!closed) {
-            abort(code, reason);
-        }
-    }
-
-    // ---- moving to the bulk owner ----
-
-    /** Whether the stream may move to another owner now: the peer knows it, and its handler can move. */
-    boolean canMove() {
-        return !closed && peerKnows && unannouncedOpen == null && handler != null && handler.canMove();
-    }
-
-    /**
-     * The stream leaves its owner: in transit until {@code landed} (run by the handler on
-     * {@code loop}, or wherever its move failed) calls {@link MuxSession}'s landing.
-     */
-    void leave(io.netty.channel.EventLoop loop, java.util.function.Consumer<Throwable> landed) {
-        inTransit = true;
-        handler.moveTo(loop, landed);
-    }
-
-    /** The stream is on {@code owner} now. */
-    void arrive(MuxSession owner) {
-        session = owner;
-        inTransit = false;
-    }
-
-    /** A stream reset while in transit: its RESET goes out now, on the owner it landed on. */
-    void resetAfterMove() {
-        if (resetInTransit >= 0) {
-            session.writeFrame(new ResetFrame(id, resetInTransit));
-            resetInTransit = -1;
-        }
-    }
-
-    /** Landed with what waited for it delivered: returns the credit and sends what the handler wrote meanwhile. */
-    void landed() {
-        if (closed) {
-            return;
-        }
-        if (consumedInTransit > 0) {
-            int bytes = consumedInTransit;
-            consumedInTransit = 0;
-            consumed(bytes);
-        }
-        noteStall();
-        drain();
-        afterSending();
     }
 
     /** Bytes sent in the current sparse-detection epoch (0 once it is over). */
@@ -507,7 +383,6 @@ public final class MuxStream {
     private void completeIfDone() {
         if (finSent && finReceived && !closed) {
             closed = true;
-            order.release();
             session.remove(this);
         }
     }
@@ -524,14 +399,11 @@ public final class MuxStream {
     private void close() {
         closed = true;
         releaseWaiting();
-        if (!inTransit) {
-            session.remove(this); // else the bulk owner does, when it lands
-        }
+        session.remove(this);
         unannouncedOpen = null;
     }
 
     private void releaseWaiting() {
-        order.release();
         ByteBuf buf;
         while ((buf = waiting.poll()) != null) {
             buf.release();

@@ -31,12 +31,6 @@ final class ReceiveWindow {
      */
     static final double GAIN = 1.5;
     /**
-     * The gain of a stream whose DATA arrives on a session's bulk lane: its standing queue in the
-     * network is its own lane's, no longer in front of other streams, so the window may exceed
-     * what the link needs by more and absorb the extra round-trip delay of credit under load.
-     */
-    static final double BULK_GAIN = 3.0;
-    /**
      * Credit goes back once this fraction of the window was consumed: small, since credit not yet
      * returned is window the sender cannot use, which tuning would otherwise mistake for a slower
      * consumer and never grow past.

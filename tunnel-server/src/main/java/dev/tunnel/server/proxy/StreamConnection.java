@@ -74,8 +74,7 @@ public class StreamConnection implements AppConnection { // not final: tests pla
     @Override
     public void relay(ChannelHandlerContext replaced, RelayCounter traffic) {
         ChannelPipeline pipeline = replaced.pipeline();
-        // pinned: the vhost's handlers stay in this pipeline, on this loop, so the stream never moves
-        pipeline.replace(replaced.handler(), TunnelPipeline.RELAY, new StreamRelay(stream, traffic).pinned());
+        pipeline.replace(replaced.handler(), TunnelPipeline.RELAY, new StreamRelay(stream, traffic));
         pipeline.fireChannelActive(); // the relay starts as on a new connection
     }
 
