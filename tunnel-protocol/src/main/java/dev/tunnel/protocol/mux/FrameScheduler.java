@@ -28,7 +28,7 @@ import java.util.ArrayDeque;
  * {@link #queueDelayNanos()} is a moving average of how long a stream waited from becoming
  * ready to its first frame leaving; {@link #maxQueueDelayNanos()} the largest since last asked.
  *
- * <p>Not thread-safe: used only on the session's event loop.
+ * <p>Threading: the session's event loop only, apart from the queueing-delay getters (any thread).
  */
 final class FrameScheduler {
     /** Bytes a stream may send per round when others wait. One TLS record's worth. */
@@ -42,8 +42,9 @@ final class FrameScheduler {
     private final ArrayDeque<MuxStream> newFlows = new ArrayDeque<>();
     private final ArrayDeque<MuxStream> oldFlows = new ArrayDeque<>();
     private boolean running;
-    private long queueDelayNanos;
-    private long maxQueueDelayNanos;
+    /** Written on the event loop, read by a dashboard. */
+    private volatile long queueDelayNanos;
+    private final java.util.concurrent.atomic.AtomicLong maxQueueDelayNanos = new java.util.concurrent.atomic.AtomicLong();
 
     FrameScheduler(Channel channel) {
         this.channel = channel;
@@ -125,14 +126,9 @@ final class FrameScheduler {
         return queueDelayNanos;
     }
 
+    /** The largest wait since the last call (any thread). */
     long takeMaxQueueDelayNanos() {
-        long max = maxQueueDelayNanos;
-        maxQueueDelayNanos = 0;
-        return max;
-    }
-
-    long maxQueueDelayNanos() {
-        return maxQueueDelayNanos;
+        return maxQueueDelayNanos.getAndSet(0);
     }
 
     private void leave(MuxStream stream) {
@@ -142,6 +138,8 @@ final class FrameScheduler {
 
     private void sampleDelay(long nanos) {
         queueDelayNanos = queueDelayNanos == 0 ? nanos : (7 * queueDelayNanos + nanos) / 8;
-        maxQueueDelayNanos = Math.max(maxQueueDelayNanos, nanos);
+        if (nanos > maxQueueDelayNanos.get()) {
+            maxQueueDelayNanos.accumulateAndGet(nanos, Math::max);
+        }
     }
 }

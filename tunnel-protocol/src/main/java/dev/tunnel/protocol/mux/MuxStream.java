@@ -16,7 +16,9 @@ import java.util.ArrayDeque;
  *
  * <h3>Threading</h3>
  * Every method runs on the session's event loop, the stream's one owner for its whole life; the
- * sockets relayed through the stream are registered on that same loop.
+ * sockets relayed through the stream are registered on that same loop. Every field is written on
+ * that thread only: the private ones here, each package-private one by the one class its comment
+ * names.
  *
  * <h3>Flow control</h3>
  * The sender may have at most the peer's credit in flight. {@link #write} sends what the
@@ -56,18 +58,18 @@ public final class MuxStream {
     private boolean wantWritable;
     /** Bytes wait and the credit is used up; set once per stall, cleared by a window update. */
     private boolean stalled;
-    boolean awaitingSession;
+    /** Waits in {@link MemoryPressure} for reading to resume; written by MemoryPressure. */
+    boolean awaitingMemory;
+    /** The window went back to the budget; written by {@link StreamTable}. */
     boolean windowReleased;
-
     /**
-     * This side opened the stream and has not written its OPEN yet ({@link MuxSession#openStream}
-     * holds it for the first bytes, to send both in one frame): the OPEN, and the start-window
-     * credit to grant right behind it. Null once written.
+     * The OPEN that waits for the stream's first bytes, and the start-window credit to grant right
+     * behind it; null once written. Written by {@link OpenFolding}.
      */
     OpenFrame unannouncedOpen;
-    int unannouncedBoost;
+    int unannouncedCredit;
 
-    // scheduling state, owned by FrameScheduler
+    // scheduling state, written by FrameScheduler
     boolean scheduled;
     int deficit;
     long readySinceNanos;
@@ -97,10 +99,6 @@ public final class MuxStream {
     /** Sets who receives this stream's events; must be set before the first read completes. */
     public void handler(StreamHandler handler) {
         this.handler = handler;
-    }
-
-    MuxSession session() {
-        return session;
     }
 
     /**
@@ -158,18 +156,16 @@ public final class MuxStream {
             return false;
         }
         if (session.isPaused()) {
-            session.awaitWritable(this);
+            session.pressure().await(this);
             return false;
         }
         return true;
     }
 
     /**
-     * True when {@code bytes} more may wait in this stream with at most {@code limit} bytes
-     * waiting in all: for a sender that drops rather than waits (a UDP association), which queues
-     * a short burst while credit or the connection is briefly short instead of dropping it, and
-     * drops beyond the bound. False once the stream is closed or half-closed, or while memory
-     * pressure pauses the session.
+     * True when {@code bytes} more may wait here with at most {@code limit} waiting in all: for a
+     * sender that drops rather than waits (UDP), which queues a short burst and drops beyond it.
+     * False once closed or half-closed, or while memory pressure pauses the session.
      */
     public boolean canQueue(int bytes, int limit) {
         return !closed && !finQueued && !session.isPaused() && (long) waitingBytes + bytes <= limit;
@@ -181,10 +177,9 @@ public final class MuxStream {
     }
 
     /**
-     * Raises this stream's receive window to at least {@code floor}, as far as the session's and
-     * the process's budgets grant, and keeps auto-tuning from shrinking it below what was granted:
-     * for a stream whose sender cannot wait (UDP), so that a credit round trip slower than the
-     * path's minimum RTT (a busy event loop) costs no datagrams. Returns the window now.
+     * Raises this stream's receive window to at least {@code floor}, as far as the budgets grant,
+     * and keeps tuning from shrinking it below that: for a sender that cannot wait (UDP), so a
+     * slow credit round trip (a busy event loop) costs no datagrams. Returns the window now.
      */
     public int holdReceiveWindow(int floor) {
         int growth = receiveWindow.raiseFloor(floor, session.budget());
@@ -265,9 +260,7 @@ public final class MuxStream {
             return;
         }
         sendWindow = (int) window;
-        if (sendWindow > 0) {
-            stalled = false;
-        }
+        stalled &= sendWindow <= 0;
         if (!waiting.isEmpty() || scheduled) {
             drain();
         } else {
@@ -285,7 +278,7 @@ public final class MuxStream {
         }
     }
 
-    /** The session connection became writable again after this stream waited for it. */
+    /** The stream may take writes again (memory pressure ended). */
     void notifyWritable() {
         if (!closed && handler != null) {
             handler.onWritable();
@@ -315,10 +308,7 @@ public final class MuxStream {
 
     /** Bytes (or a FIN) that may go out now: waiting bytes with credit, or a FIN behind them. */
     boolean hasSendable() {
-        if (closed) {
-            return false;
-        }
-        return waiting.isEmpty() ? finQueued && !finSent : sendWindow > 0;
+        return !closed && (waiting.isEmpty() ? finQueued && !finSent : sendWindow > 0);
     }
 
     /**
@@ -348,10 +338,7 @@ public final class MuxStream {
         return bytes;
     }
 
-    /**
-     * Counts a window stall on the session when bytes wait and the peer's credit is used up:
-     * once per stall (until a window update gives credit again), not per byte or write.
-     */
+    /** Counts a window stall (bytes wait, no credit) once per stall, not per byte or write. */
     private void noteStall() {
         if (!stalled && sendWindow <= 0 && !waiting.isEmpty()) {
             stalled = true;
@@ -373,7 +360,7 @@ public final class MuxStream {
         if (wantWritable && waiting.isEmpty() && sendWindow > 0 && !finQueued && !closed) {
             wantWritable = false;
             if (session.isPaused()) {
-                session.awaitWritable(this);
+                session.pressure().await(this);
             } else {
                 notifyWritable();
             }
@@ -399,8 +386,7 @@ public final class MuxStream {
     private void close() {
         closed = true;
         releaseWaiting();
-        session.remove(this);
-        unannouncedOpen = null;
+        session.remove(this); // and an OPEN that still waits never leaves
     }
 
     private void releaseWaiting() {

@@ -449,6 +449,8 @@ class MuxSessionTest {
     void receiveWindowStaysPutWithoutAnRtt() {
         MuxSettings tuned = new MuxSettings(WINDOW, 8 * WINDOW);
         pair = new MuxPair(tuned, tuned);
+        pair.serverChannel.freezeTime(); // no RTT probe falls due, however slow the machine
+        pair.clientChannel.freezeTime();
         RecordingHandler sender = pair.openFromServer();
         pair.shuttle();
         RecordingHandler receiver = pair.acceptedByClient.get(0).autoConsume();
