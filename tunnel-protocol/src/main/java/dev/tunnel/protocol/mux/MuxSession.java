@@ -81,8 +81,10 @@ import org.slf4j.LoggerFactory;
  * <h3>Budgets and memory pressure</h3>
  * The session's streams' receive windows sum to at most {@link MuxSettings#sessionWindow()} (plus
  * each stream's small guaranteed window) and count against the process's {@link MemoryLimit}.
- * When direct memory is nearly used up, the session stops reading its connection and its streams
- * stop reading their sockets ({@link #isPaused()}) until it frees; nothing is closed for it.
+ * Windows are sized by {@link WindowControl} from the path delay this session's pings measure
+ * ({@link PathDelay}). When direct memory is nearly used up, the streams holding the most bytes
+ * get no more credit and are not read ({@link StreamPressure}) until it frees; the connection
+ * keeps being read for the others, and nothing is closed for it.
  *
  * <h3>Closing</h3>
  * Every end of the session is logged once with its reason ({@link #close(String, boolean)},
@@ -102,7 +104,6 @@ public final class MuxSession extends ChannelDuplexHandler {
     private final MuxSettings settings;
     private final StreamAcceptor acceptor;
     private final IntObjectMap<MuxStream> streams = new IntObjectHashMap<>();
-    private final ArrayDeque<MuxStream> awaitingWritable = new ArrayDeque<>();
     private final List<Channel> socketsToFlush = new ArrayList<>();
     private final Runnable flushTask = this::flushNow;
     /** The peer accepts OPEN with the first bytes in it ({@link dev.tunnel.protocol.Capabilities#OPEN_DATA}). */
@@ -136,11 +137,11 @@ public final class MuxSession extends ChannelDuplexHandler {
     private int lastPeerStreamId;
     private boolean flushScheduled;
     private volatile long rttNanos;
-    private volatile long minRttNanos;
-    /** Reading stopped because direct memory is nearly used up; a timer checks when to resume. */
-    private boolean paused;
-    private ScheduledFuture<?> pressureCheck;
+    /** The path's delay as this session's pings see it; a bulk owner shares its express owner's. */
+    private final PathDelay delay;
+    private StreamPressure pressure;
     private static final long RTT_PROBE_MILLIS = 1000;
+    private static final long BUSY_PROBE_MILLIS = 50;
     private ScheduledFuture<?> rttProbe;
     private boolean carriedData;
     private String closeReason;
@@ -160,6 +161,7 @@ public final class MuxSession extends ChannelDuplexHandler {
         this.acceptor = acceptor;
         this.nextStreamId = server ? 1 : 2;
         this.share = new SessionShare(settings);
+        this.delay = new PathDelay();
         this.expressOwner = null;
         this.moves = new StreamMoves(this, share);
     }
@@ -170,6 +172,7 @@ public final class MuxSession extends ChannelDuplexHandler {
         this.settings = session.settings;
         this.acceptor = null;
         this.share = session.share;
+        this.delay = session.delay;
         this.expressOwner = session;
         this.moves = new StreamMoves(this, share);
         this.lanes = true;
@@ -194,6 +197,7 @@ public final class MuxSession extends ChannelDuplexHandler {
         this.ctx = ctx;
         this.express = new LaneWriter(ctx);
         this.scheduler = new FrameScheduler(ctx.channel());
+        this.pressure = new StreamPressure(ctx.channel(), streams.values());
         if (expressOwner != null) {
             start(expressOwner.peerInitialWindow);
         }
@@ -263,22 +267,27 @@ public final class MuxSession extends ChannelDuplexHandler {
         }
         this.peerInitialWindow = peerInitialWindow;
         TunnelSocket.keepQueuesShort(ctx.channel());
-        rttProbe = ctx.executor().scheduleAtFixedRate(this::probeRtt, RTT_PROBE_MILLIS, RTT_PROBE_MILLIS,
-                TimeUnit.MILLISECONDS);
+        rttProbe = ctx.executor().schedule(this::probeRtt, RTT_PROBE_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     /**
-     * Pings once per {@link #RTT_PROBE_MILLIS} while streams carry data, so the minimum RTT that
-     * window tuning uses comes from many samples, not one taken while login was still busy.
+     * Pings every {@link #BUSY_PROBE_MILLIS} while streams carry data, so that window control
+     * ({@link WindowControl}) sees a queue build within a few round trips, and checks once per
+     * {@link #RTT_PROBE_MILLIS} when idle.
      */
     private void probeRtt() {
-        if (carriedData && ctx.channel().isActive()) {
+        boolean busy = carriedData && ctx.channel().isActive();
+        if (busy) {
             carriedData = false;
             if (expressOwner != null) {
                 expressOwner.onLoop(expressOwner::ping); // samples come from the express lane
             } else {
                 ping();
             }
+        }
+        if (ctx.channel().isActive()) {
+            rttProbe = ctx.executor().schedule(this::probeRtt, busy ? BUSY_PROBE_MILLIS : RTT_PROBE_MILLIS,
+                    TimeUnit.MILLISECONDS);
         }
     }
 
@@ -400,11 +409,16 @@ public final class MuxSession extends ChannelDuplexHandler {
     }
 
     /**
-     * Smallest ping round trip seen (any thread), or 0 before the first pong: the path's delay
-     * without the queueing the tunnel's own traffic adds, which is what window tuning uses.
+     * The path's round trip without a queue (any thread), or 0 before the first pong: the
+     * smallest ping of the last minutes ({@link PathDelay}), which window control sizes windows by.
      */
     public long minRttNanos() {
-        return expressOwner != null ? expressOwner.minRttNanos() : minRttNanos;
+        return delay.minRttNanos();
+    }
+
+    /** The path's delay that window control sizes this session's streams' windows by. */
+    PathDelay pathDelay() {
+        return delay;
     }
 
     /** Bytes of receive window this session's streams hold now (any thread). */
@@ -514,6 +528,7 @@ public final class MuxSession extends ChannelDuplexHandler {
         if (frame instanceof DataFrame) {
             carriedData = true;
             stream.onLaneFrame(lane, frame, System.nanoTime());
+            pressure.afterData(stream);
         } else if (frame instanceof LaneFrame marker) {
             moves.onLaneFrame(stream, marker);
         } else if (frame instanceof WindowUpdateFrame update) {
@@ -577,9 +592,7 @@ public final class MuxSession extends ChannelDuplexHandler {
             if (expressOwner == null && sample >= 0 && sample < TimeUnit.MINUTES.toNanos(2)) {
                 long rtt = rttNanos == 0 ? sample : (7 * rttNanos + sample) / 8;
                 rttNanos = rtt;
-                if (minRttNanos == 0 || sample < minRttNanos) {
-                    minRttNanos = Math.max(sample, 1);
-                }
+                delay.onSample(sample, System.nanoTime());
                 if (log.isDebugEnabled()) {
                     log.debug("{} ping RTT {} us (smoothed {} us)", ctx.channel(), sample / 1000, rtt / 1000);
                 }
@@ -627,41 +640,8 @@ public final class MuxSession extends ChannelDuplexHandler {
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
         flushSockets();
-        if (!paused && MemoryLimit.directMemoryTight()) {
-            pause();
-        }
+        pressure.check();
         ctx.fireChannelReadComplete();
-    }
-
-    /**
-     * Memory pressure: stop reading the tunnel connection and every relayed socket of this
-     * session, instead of letting an allocation fail and take the session down. Bytes already
-     * buffered keep draining; reading resumes when direct memory is below the mark again.
-     */
-    private void pause() {
-        paused = true;
-        ctx.channel().config().setAutoRead(false);
-        log.warn("{} direct memory nearly used up ({} of {} MiB): reading paused until it frees", ctx.channel(),
-                MemoryLimit.usedDirectMemory() >> 20, io.netty.util.internal.PlatformDependent.maxDirectMemory() >> 20);
-        pressureCheck = ctx.executor().scheduleWithFixedDelay(() -> {
-            if (!MemoryLimit.directMemoryTight()) {
-                resume();
-            }
-        }, 20, 20, TimeUnit.MILLISECONDS);
-    }
-
-    private void resume() {
-        paused = false;
-        pressureCheck.cancel(false);
-        pressureCheck = null;
-        log.info("{} direct memory available again: reading resumed", ctx.channel());
-        ctx.channel().config().setAutoRead(true);
-        wakeWaiting();
-    }
-
-    /** True while memory pressure keeps this session from reading. */
-    public boolean isPaused() {
-        return paused;
     }
 
     @Override
@@ -675,7 +655,6 @@ public final class MuxSession extends ChannelDuplexHandler {
         List<MuxStream> open = new ArrayList<>(streams.values());
         streams.clear();
         unannounced.clear();
-        awaitingWritable.clear();
         scheduler.clear();
         if (bulkOwner != null) {
             bulkOwner.channel().close();
@@ -683,9 +662,7 @@ public final class MuxSession extends ChannelDuplexHandler {
         if (lanes) {
             share.closeAll(); // a stream on its way to the bulk owner finds its hand-off closed, and ends there
         }
-        if (pressureCheck != null) {
-            pressureCheck.cancel(false);
-        }
+        pressure.stop();
         if (rttProbe != null) {
             rttProbe.cancel(false);
         }
@@ -850,21 +827,10 @@ public final class MuxSession extends ChannelDuplexHandler {
     void detach(MuxStream stream) {
         streams.remove(stream.id());
         scheduler.remove(stream);
-        if (stream.awaitingSession) {
-            stream.awaitingSession = false;
-            awaitingWritable.remove(stream);
-        }
     }
 
     void watchHeld(MuxStream stream) {
         moves.watchHeld(stream);
-    }
-
-    void awaitWritable(MuxStream stream) {
-        if (!stream.awaitingSession) {
-            stream.awaitingSession = true;
-            awaitingWritable.add(stream);
-        }
     }
 
     void remove(MuxStream stream) {
@@ -879,15 +845,10 @@ public final class MuxSession extends ChannelDuplexHandler {
         }
     }
 
-    /** Runs the scheduler, then tells streams that waited for the connection that they may read again. */
-    void wakeWaiting() {
+    /** Runs the scheduler: the connection may take more. */
+    private void wakeWaiting() {
         if (ctx.channel().isWritable()) {
             scheduler.run(System.nanoTime());
-        }
-        MuxStream stream;
-        while (!paused && (stream = awaitingWritable.poll()) != null) {
-            stream.awaitingSession = false;
-            stream.notifyWritable();
         }
     }
 

@@ -28,7 +28,8 @@ import java.util.ArrayDeque;
  * credit allows and keeps the rest (at most the one buffer the caller just read) until a
  * WINDOW_UPDATE arrives; what it may send waits in the stream until the session's
  * {@link FrameScheduler} gives it a turn on the connection. {@link #isWritable()} is false while
- * anything waits, while the credit is zero, or while memory pressure pauses the session, and
+ * anything waits, while the credit is zero, or while memory pressure squeezes the stream
+ * ({@link StreamPressure}), and
  * {@link StreamHandler#onWritable()} says when to read again. It does not depend on the
  * connection's watermark: a stream whose bytes left may read again, and its next bytes wait
  * here, where a sparse stream can still go ahead of a backlogged one. On the receiving side, credit is
@@ -62,7 +63,6 @@ public final class MuxStream {
     private boolean wantWritable;
     /** Bytes wait and the credit is used up; set once per stall, cleared by a window update. */
     private boolean stalled;
-    boolean awaitingSession;
     boolean windowReleased;
 
     /** This side asked to move the stream to the bulk lane, or answered the peer's request. */
@@ -187,8 +187,8 @@ public final class MuxStream {
             wantWritable = true;
             return false;
         }
-        if (session.isPaused()) {
-            session.awaitWritable(this);
+        if (receiveWindow.squeezed()) {
+            wantWritable = true; // memory pressure (StreamPressure): afterSending tells when it is over
             return false;
         }
         return true;
@@ -199,10 +199,15 @@ public final class MuxStream {
      * waiting in all: for a sender that drops rather than waits (a UDP association), which queues
      * a short burst while credit or the connection is briefly short instead of dropping it, and
      * drops beyond the bound. False once the stream is closed or half-closed, or while memory
-     * pressure pauses the session.
+     * pressure squeezes the stream.
      */
     public boolean canQueue(int bytes, int limit) {
-        return !closed && !finQueued && !session.isPaused() && (long) waitingBytes + bytes <= limit;
+        return !closed && !finQueued && !receiveWindow.squeezed() && (long) waitingBytes + bytes <= limit;
+    }
+
+    /** Bytes this stream holds: received and not yet consumed, and written and not yet sent. */
+    int heldBytes() {
+        return receiveWindow.buffered() + waitingBytes;
     }
 
     /** Bytes written and not yet sent as DATA (waiting for credit or for the connection). */
@@ -236,8 +241,7 @@ public final class MuxStream {
             consumedInTransit += bytes;
             return;
         }
-        int credit = receiveWindow.onConsumed(bytes, System.nanoTime(), session.minRttNanos(), session.budget(),
-                order.lane() == LaneOrder.BULK ? ReceiveWindow.BULK_GAIN : ReceiveWindow.GAIN);
+        int credit = receiveWindow.onConsumed(bytes, System.nanoTime(), session.pathDelay(), session.budget());
         if (credit > 0) {
             session.writeFrame(this, new WindowUpdateFrame(id, credit));
         }
@@ -494,13 +498,9 @@ public final class MuxStream {
             completeIfDone();
             return;
         }
-        if (wantWritable && waiting.isEmpty() && sendWindow > 0 && !finQueued && !closed) {
+        if (wantWritable && waiting.isEmpty() && sendWindow > 0 && !finQueued && !closed && !receiveWindow.squeezed()) {
             wantWritable = false;
-            if (session.isPaused()) {
-                session.awaitWritable(this);
-            } else {
-                notifyWritable();
-            }
+            notifyWritable();
         }
     }
 
