@@ -31,8 +31,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link OpenFolding}: OPENs in id order, folded with the first bytes;
  *   <li>{@link FrameScheduler}: which stream's DATA goes next, sparse streams first;
  *   <li>{@link ReceiveWindow} and {@link SessionBudget}: each stream's credit, within the session's budget;
- *   <li>{@link RttProbe}: the round trip that window tuning uses;
- *   <li>{@link MemoryPressure}: reading paused while direct memory is nearly used up.
+ *   <li>{@link RttProbe}: the round trip and the path delay that {@link WindowControl} uses;
+ *   <li>{@link StreamPressure}: under memory pressure, the streams holding the most get no credit.
  * </ul>
  *
  * <h3>Threading</h3>
@@ -63,7 +63,7 @@ public final class MuxSession extends ChannelDuplexHandler {
     private FrameWriter writer;
     private OpenFolding opens;
     private FrameScheduler scheduler;
-    private MemoryPressure pressure;
+    private StreamPressure pressure;
     private final SessionEnd end = new SessionEnd();
     private volatile int peerInitialWindow = -1;
     /** Written only on the session's event loop; volatile so that a dashboard reads it whole. */
@@ -87,7 +87,7 @@ public final class MuxSession extends ChannelDuplexHandler {
         this.writer = new FrameWriter(ctx);
         this.opens = new OpenFolding(writer, ctx.executor());
         this.scheduler = new FrameScheduler(ctx.channel());
-        this.pressure = new MemoryPressure(ctx.channel());
+        this.pressure = new StreamPressure(ctx.channel(), streams.view());
     }
 
     /**
@@ -138,7 +138,7 @@ public final class MuxSession extends ChannelDuplexHandler {
         return rtt.rttNanos();
     }
 
-    /** Smallest ping round trip seen (any thread), or 0 before the first pong: see {@link RttProbe}. */
+    /** The path's round trip without a queue (any thread), or 0 before the first pong: see {@link PathDelay}. */
     public long minRttNanos() {
         return rtt.minRttNanos();
     }
@@ -172,11 +172,6 @@ public final class MuxSession extends ChannelDuplexHandler {
      */
     public long windowStalls() {
         return windowStalls;
-    }
-
-    /** True while memory pressure keeps this session from reading (event loop). */
-    public boolean isPaused() {
-        return pressure.isPaused();
     }
 
     public Channel channel() {
@@ -224,6 +219,7 @@ public final class MuxSession extends ChannelDuplexHandler {
             } else if (frame instanceof DataFrame data) {
                 rtt.carriedData();
                 stream.onData(data);
+                pressure.afterData(stream);
             } else if (frame instanceof WindowUpdateFrame update) {
                 stream.onWindowUpdate(update.increment());
             } else if (frame instanceof ResetFrame reset) {
@@ -257,7 +253,7 @@ public final class MuxSession extends ChannelDuplexHandler {
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
         writer.flushSockets();
-        pressure.afterRead();
+        pressure.check();
         ctx.fireChannelReadComplete();
     }
 
@@ -320,8 +316,8 @@ public final class MuxSession extends ChannelDuplexHandler {
         return budget;
     }
 
-    MemoryPressure pressure() {
-        return pressure;
+    PathDelay pathDelay() {
+        return rtt.pathDelay();
     }
 
     /** {@code stream} has DATA or a FIN it may send: the scheduler sends it in its turn. */

@@ -25,7 +25,8 @@ import java.util.ArrayDeque;
  * credit allows and keeps the rest (at most the one buffer the caller just read) until a
  * WINDOW_UPDATE arrives; what it may send waits in the stream until the session's
  * {@link FrameScheduler} gives it a turn on the connection. {@link #isWritable()} is false while
- * anything waits, while the credit is zero, or while memory pressure pauses the session, and
+ * anything waits, while the credit is zero, or while memory pressure squeezes the stream
+ * ({@link StreamPressure}), and
  * {@link StreamHandler#onWritable()} says when to read again. It does not depend on the
  * connection's watermark: a stream whose bytes left may read again, and its next bytes wait
  * here, where a sparse stream can still go ahead of a backlogged one. On the receiving side, credit is
@@ -58,8 +59,6 @@ public final class MuxStream {
     private boolean wantWritable;
     /** Bytes wait and the credit is used up; set once per stall, cleared by a window update. */
     private boolean stalled;
-    /** Waits in {@link MemoryPressure} for reading to resume; written by MemoryPressure. */
-    boolean awaitingMemory;
     /** The window went back to the budget; written by {@link StreamTable}. */
     boolean windowReleased;
     /**
@@ -155,8 +154,8 @@ public final class MuxStream {
             wantWritable = true;
             return false;
         }
-        if (session.isPaused()) {
-            session.pressure().await(this);
+        if (receiveWindow.squeezed()) {
+            wantWritable = true; // memory pressure (StreamPressure): afterSending tells when it is over
             return false;
         }
         return true;
@@ -165,10 +164,15 @@ public final class MuxStream {
     /**
      * True when {@code bytes} more may wait here with at most {@code limit} waiting in all: for a
      * sender that drops rather than waits (UDP), which queues a short burst and drops beyond it.
-     * False once closed or half-closed, or while memory pressure pauses the session.
+     * False once closed or half-closed, or while memory pressure squeezes the stream.
      */
     public boolean canQueue(int bytes, int limit) {
-        return !closed && !finQueued && !session.isPaused() && (long) waitingBytes + bytes <= limit;
+        return !closed && !finQueued && !receiveWindow.squeezed() && (long) waitingBytes + bytes <= limit;
+    }
+
+    /** Bytes this stream holds: received and not yet consumed, and written and not yet sent. */
+    int heldBytes() {
+        return receiveWindow.buffered() + waitingBytes;
     }
 
     /** Bytes written and not yet sent as DATA (waiting for credit or for the connection). */
@@ -194,7 +198,7 @@ public final class MuxStream {
         if (closed || finReceived) {
             return;
         }
-        int credit = receiveWindow.onConsumed(bytes, System.nanoTime(), session.minRttNanos(), session.budget());
+        int credit = receiveWindow.onConsumed(bytes, System.nanoTime(), session.pathDelay(), session.budget());
         if (credit > 0) {
             session.writeFrame(this, new WindowUpdateFrame(id, credit));
         }
@@ -278,7 +282,7 @@ public final class MuxStream {
         }
     }
 
-    /** The stream may take writes again (memory pressure ended). */
+    /** Tells the handler it may write again. */
     void notifyWritable() {
         if (!closed && handler != null) {
             handler.onWritable();
@@ -357,13 +361,9 @@ public final class MuxStream {
             completeIfDone();
             return;
         }
-        if (wantWritable && waiting.isEmpty() && sendWindow > 0 && !finQueued && !closed) {
+        if (wantWritable && waiting.isEmpty() && sendWindow > 0 && !finQueued && !closed && !receiveWindow.squeezed()) {
             wantWritable = false;
-            if (session.isPaused()) {
-                session.pressure().await(this);
-            } else {
-                notifyWritable();
-            }
+            notifyWritable();
         }
     }
 

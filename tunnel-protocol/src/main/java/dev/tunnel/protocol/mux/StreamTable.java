@@ -53,6 +53,11 @@ final class StreamTable {
         budget.opened(guaranteedWindow);
     }
 
+    /** The open streams, a live view. */
+    java.util.Collection<MuxStream> view() {
+        return streams.values();
+    }
+
     MuxStream get(int id) {
         return streams.get(id);
     }
