@@ -1,12 +1,12 @@
 package dev.tunnel.client;
 
-import dev.tunnel.runtime.BurstLog;
 import dev.tunnel.client.proxy.StreamDialer;
 import dev.tunnel.protocol.ResetCode;
 import dev.tunnel.protocol.mux.MuxStream;
 import dev.tunnel.protocol.mux.StreamAcceptor;
-import dev.tunnel.protocol.mux.StreamRelay;
+import dev.tunnel.protocol.relay.StreamRelay;
 import dev.tunnel.protocol.transport.Failures;
+import dev.tunnel.runtime.BurstLog;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.EventLoop;
 import io.netty.channel.group.ChannelGroup;

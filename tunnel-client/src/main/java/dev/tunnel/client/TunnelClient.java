@@ -1,9 +1,9 @@
 package dev.tunnel.client;
 
-import dev.tunnel.config.MuxTransportConfig;
 import dev.tunnel.client.config.ClientConfig;
 import dev.tunnel.client.config.ProxyConfig;
 import dev.tunnel.client.proxy.ClientProxyTypes;
+import dev.tunnel.config.MuxTransportConfig;
 import dev.tunnel.protocol.ControlFrame;
 import dev.tunnel.protocol.ControlMessage.Goodbye;
 import dev.tunnel.protocol.ControlMessage.LoginResult;

@@ -60,7 +60,7 @@ import java.util.concurrent.TimeUnit;
  * {@code bandwidth} (a {@link dev.tunnel.protocol.relay.ReadLimiter}) paces the socket's reads
  * when its proxy sets {@code transport.bandwidthLimit}: on the local-app connection in
  * {@code "client"} mode, on the public connection in {@code "server"} mode.
- * {@code relay} is a {@link dev.tunnel.protocol.mux.StreamRelay} in mux mode, a
+ * {@code relay} is a {@link dev.tunnel.protocol.relay.StreamRelay} in mux mode, a
  * {@link dev.tunnel.protocol.relay.PipeRelay} in pool mode: raw bytes, no codec, so nothing is
  * copied between the socket and the stream or the work connection. Every such socket gets its
  * options from {@link dev.tunnel.protocol.relay.RelayedSockets}.

@@ -1,7 +1,8 @@
-package dev.tunnel.protocol.mux;
+package dev.tunnel.protocol.relay;
 
 import dev.tunnel.protocol.ResetCode;
-import dev.tunnel.protocol.relay.RelayCounter;
+import dev.tunnel.protocol.mux.MuxStream;
+import dev.tunnel.protocol.mux.StreamHandler;
 import dev.tunnel.protocol.transport.HalfClose;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
