@@ -12,7 +12,7 @@ package dev.tunnel.protocol.mux;
  * reading as a standing queue forever.
  *
  * <p>Threading: one writer, the session's event loop ({@link #onSample}); read on that loop by
- * its streams, and fields are volatile so that a lane owner on another loop reads them whole.
+ * its streams, and fields are volatile so that a dashboard reads them whole.
  */
 final class PathDelay {
     /** Minutes of per-minute minima the base delay is taken over. */
