@@ -1,33 +1,40 @@
 #!/usr/bin/env bash
-# What a download does to the other proxies of the same client (issue 18), side by side in one run.
+# Latency under load on a shared home link: what a download through one proxy does to /ping on
+# another proxy of the same client, for each proxy type, beside pool mode and `ssh -R`.
 #
 #   bench/link.sh                                   this tree's jars
-#   VARIANTS="main=/tmp/main-base/jars now=." bench/link.sh
+#   VARIANTS="main=/tmp/main-jars now=." bench/link.sh
 #       each value: a directory holding tunnel-server.jar and tunnel-client.jar, or "." for this
 #       tree's target/ jars; OPTS_<name>="-D..." adds JVM options to one build's tunnels;
-#       CONF_<name>="transport.x = y" adds a line to both of its configs (the same jars with the
-#       express lane off: VARIANTS="now=. onelane=." CONF_onelane="transport.tcpMuxExpressLane = false")
-#   env: ROUNDS=3, TESTS="link loop fat", SSH=1 (the ssh -R column), POOL=1 (pool-mode columns)
+#       CONF_<name>="transport.x = y" adds a line to both of its configs
+#   env: ROUNDS=3  SHARES="fifo fair"  COLS="tcp http tcphttp pool ssh"  DLS="1 4"
+#        IDLE_S=8 DL_S=12 PING_S=8 (seconds)  OUT=FILE (also write the tables there)  KEEP_WORK=1
 #
-# link: client and server joined by LinkEmulator (80 ms RTT, 50 Mbit/s, 512 KiB queue per
-#   connection and direction, like fq_codel's per-flow queues). Proxy "web" (nginx /ping), proxy
-#   "iperf" (iperf3 -s) of the same client. Idle: wrk -t1 -c2 keep-alive /ping for 8 s. Loaded:
-#   iperf3 -R (download through the tunnel) for 16 s, wrk as before from second 4 to 14.
-#   Columns: each build in mux mode, each build in pool mode (POOL=1), and ssh -R over the same
-#   emulated link (SSH=1). Prints p50/p99 of /ping idle and loaded and the download's Mbit/s.
-# loop: loopback, no emulator: wrk -c2 /ping req/s on the second proxy while iperf3 -P4 runs
-#   through the first, with both proxies on one client ("same") or on two clients ("separate").
-# fat: one iperf3 -R stream over an 80 ms link with no rate cap, each build, to see what
-#   TCP_NOTSENT_LOWAT costs a single stream on a long fat link (OPTS_x=-Dtunnel.notsentLowat=0
-#   turns it off in a column).
+# The link: LinkEmulator --share fifo|fair between each tunnel-client (or ssh) and its server:
+# 80 ms RTT, 50 Mbit/s, ONE 512 KiB queue per direction shared by every TCP connection of that
+# client, as behind a home uplink; fifo is a cable modem's buffer, fair is per-flow round robin
+# (fq_codel-like). Every column has a link of its own.
+# Columns (default configs; each a client with these proxies, on its own link):
+#   tcp      /ping on tcp proxy "web", download through tcp proxy "iperf" (iperf3 -R)
+#   http     /ping on http vhost ping.test, download of a file through http vhost dl.test (curl)
+#   tcphttp  /ping on http vhost ping.test, download through tcp proxy "iperf"
+#   pool     as tcp, transport.tcpMux = false with transport.poolCount = 4
+#   ssh      as tcp, through `ssh -R` (OpenSSH) over the same kind of link
+# Rows: 1 download, and 4 downloads at once (iperf3 -P4, or 4 curls).
+# Each round and column: wrk -t1 -c2 keep-alive /ping for IDLE_S s on the idle link; then for each
+# row a download for DL_S s with wrk from second 3 for PING_S s. Figures: /ping p50 and p99
+# during the download as a multiple of idle, from wrk's raw latency histograms merged over the
+# rounds; the download as % of the link rate, the median of the rounds.
 #
 # Listens on 127.0.0.1:18700-18799 only; every load is bounded in time; all is stopped on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 . bench/lib.sh
-ROUNDS=${ROUNDS:-3}; TESTS=${TESTS:-"link loop fat"}; VARIANTS=${VARIANTS:-"now=."}
-SSH=${SSH:-1}; POOL=${POOL:-1}
+ROUNDS=${ROUNDS:-3}; VARIANTS=${VARIANTS:-"now=."}; SHARES=${SHARES:-"fifo fair"}
+COLS=${COLS:-"tcp http tcphttp pool ssh"}; DLS=${DLS:-"1 4"}
+IDLE_S=${IDLE_S:-8}; DL_S=${DL_S:-12}; PING_S=${PING_S:-8}
+RATE_MBIT=50; DELAY_MS=40; QUEUE_KIB=512
 WORK=$(mktemp -d /tmp/tunnel-link.XXXXXX)
 PIDS=()
 cleanup() {
@@ -38,191 +45,197 @@ cleanup() {
 trap cleanup EXIT INT TERM
 log() { echo "[$(date +%T)] $*" >&2; }
 jar() { if [ "$1" = . ]; then echo "$ROOT/tunnel-$2/target/tunnel-$2.jar"; else echo "$1/tunnel-$2.jar"; fi; }
+has() { [[ " $1 " == *" $2 "* ]]; }
+
+need=(); for t in wrk iperf3 nginx curl sshd ssh ssh-keygen; do command -v $t >/dev/null || [ -x /usr/sbin/$t ] || need+=($t); done
+if [ ${#need[@]} -gt 0 ]; then
+  log "installing: wrk iperf3 nginx-light curl openssh-server openssh-client (missing: ${need[*]})"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk iperf3 nginx-light curl \
+      openssh-server openssh-client >/dev/null
+fi
 BENCH_JAR=$ROOT/tunnel-bench/target/tunnel-bench.jar
 [ -f "$BENCH_JAR" ] || mvn -B -q -DskipTests package -pl tunnel-bench -am
 
-NGINX=18700; IPERF=18701
-nginx_conf "$WORK" $NGINX > "$WORK/nginx.conf"
+# ---- backends: nginx (/ping and a file to download), iperf3 ----
+NGINX=18700; IPERF=18701; SSHD_PORT=18702
+mkdir -p "$WORK/www"; truncate -s 4G "$WORK/www/big"   # sparse: read as zeros, no disk used
+chmod 755 "$WORK" "$WORK/www"; chmod 644 "$WORK/www/big"   # nginx workers run as nobody
+nginx_conf "$WORK" $NGINX | sed "s|location /ping|location /big { root $WORK/www; } location /ping|" > "$WORK/nginx.conf"
 nginx -c "$WORK/nginx.conf" -g 'daemon off;' > "$WORK/nginx.log" 2>&1 & PIDS+=($!)
 iperf3 -s -B 127.0.0.1 -p $IPERF > "$WORK/iperf.log" 2>&1 & PIDS+=($!)
 wait_port $NGINX && wait_port $IPERF || { echo "backends did not start" >&2; exit 1; }
+cat > "$WORK/raw.lua" <<'LUA'
+-- writes wrk's raw latency histogram (microseconds, count per line) to $WRK_RAW
+done = function(summary, latency, requests)
+  local f = assert(io.open(os.getenv("WRK_RAW"), "w"))
+  for i = 1, #latency do local v, c = latency(i); f:write(v, " ", c, "\n") end
+  f:close()
+end
+LUA
 
-emulator() { # emulator LISTEN TARGET RATE_MBIT : an emulated 80 ms link
-  java -cp "$BENCH_JAR" dev.tunnel.bench.LinkEmulator --listen 127.0.0.1:$1 --target 127.0.0.1:$2 \
-      --delay-ms 40 --rate-mbit $3 --max-queue-kib 512 --threads 1 > "$WORK/emu-$1.log" 2>&1 & PIDS+=($!)
+# ---- one setup per discipline: an emulated link per column ----
+STARTED=()   # pids of the current discipline's setup
+bg() { "$@" & PIDS+=($!); STARTED+=($!); }
+emulator() { # emulator LISTEN TARGET SHARE
+  bg java -cp "$BENCH_JAR" dev.tunnel.bench.LinkEmulator --listen 127.0.0.1:$1 --target 127.0.0.1:$2 \
+      --delay-ms $DELAY_MS --rate-mbit $RATE_MBIT --max-queue-kib $QUEUE_KIB --share $3 > "$WORK/emu-$1.log" 2>&1
   wait_port $1
 }
-
-# tunnel NAME DIR MUX SERVER_PORT CLIENT_DIAL_PORT WEB_PORT IPERF_PORT [NO_SERVER]
-# starts a server (unless NO_SERVER) on SERVER_PORT and a client dialing CLIENT_DIAL_PORT with
-# proxies web -> WEB_PORT and iperf -> IPERF_PORT (either may be 0 to leave it out)
+# tunnel NAME VARIANT DIR MUX BASE SHARE: server on BASE, link on BASE+1, tcp proxies web BASE+2 and
+# iperf BASE+3, http vhosts ping.test and dl.test on BASE+4
 tunnel() {
-  local name=$1 dir=$2 mux=$3 sport=$4 dial=$5 web=$6 ip=$7 opts_var=OPTS_${1%%-*} conf_var=CONF_${1%%-*}
+  local name=$1 v=$2 dir=$3 mux=$4 base=$5 share=$6 opts_var=OPTS_$2 conf_var=CONF_$2
   local opts="${JAVA_OPTS:-} ${!opts_var:-}" conf="${!conf_var:-}"
-  if [ "${8:-}" != noserver ]; then
-    printf 'bindAddr = "127.0.0.1"\nbindPort = %d\nauth.token = "bench"\ntransport.tcpMux = %s\nlog.level = "warn"\n%s\n' \
-        $sport $mux "$conf" > "$WORK/$name-s.toml"
-    java $opts -jar "$(jar "$dir" server)" -c "$WORK/$name-s.toml" > "$WORK/$name-server.log" 2>&1 & PIDS+=($!)
-    wait_port $sport 60 || { echo "$name: server did not start" >&2; cat "$WORK/$name-server.log" >&2; exit 1; }
-  fi
+  printf 'bindAddr = "127.0.0.1"\nbindPort = %d\nvhostHTTPPort = %d\nauth.token = "bench"\ntransport.tcpMux = %s\nlog.level = "warn"\n%s\n' \
+      $base $((base + 4)) $mux "$conf" > "$WORK/$name-s.toml"
   {
-    printf 'serverAddr = "127.0.0.1"\nserverPort = %d\nauth.token = "bench"\nlog.level = "warn"\n' $dial
+    printf 'serverAddr = "127.0.0.1"\nserverPort = %d\nauth.token = "bench"\nlog.level = "warn"\n' $((base + 1))
     printf 'transport.tcpMux = %s\ntransport.poolCount = 4\n%s\n' $mux "$conf"
-    [ "$web" != 0 ] && printf '[[proxies]]\nname = "web"\nlocalPort = %d\nremotePort = %d\n' $NGINX $web
-    [ "$ip" != 0 ] && printf '[[proxies]]\nname = "iperf"\nlocalPort = %d\nremotePort = %d\n' $IPERF $ip
-    true
+    printf '[[proxies]]\nname = "web"\nlocalPort = %d\nremotePort = %d\n' $NGINX $((base + 2))
+    printf '[[proxies]]\nname = "iperf"\nlocalPort = %d\nremotePort = %d\n' $IPERF $((base + 3))
+    printf '[[proxies]]\nname = "ping"\ntype = "http"\nlocalPort = %d\ncustomDomains = ["ping.test"]\n' $NGINX
+    printf '[[proxies]]\nname = "dl"\ntype = "http"\nlocalPort = %d\ncustomDomains = ["dl.test"]\n' $NGINX
   } > "$WORK/$name-c.toml"
-  java $opts -jar "$(jar "$dir" client)" -c "$WORK/$name-c.toml" > "$WORK/$name-client.log" 2>&1 & PIDS+=($!)
-  local last=$ip; [ "$last" = 0 ] && last=$web
-  wait_port $last 60 || { echo "$name: client did not come up" >&2; cat "$WORK/$name-client.log" >&2; exit 1; }
+  bg java $opts -jar "$(jar "$dir" server)" -c "$WORK/$name-s.toml" > "$WORK/$name-server.log" 2>&1
+  wait_port $base 60 || { echo "$name: server did not start" >&2; cat "$WORK/$name-server.log" >&2; exit 1; }
+  emulator $((base + 1)) $base $share
+  bg java $opts -jar "$(jar "$dir" client)" -c "$WORK/$name-c.toml" > "$WORK/$name-client.log" 2>&1
+  wait_port $((base + 3)) 60 || { echo "$name: client did not come up" >&2; cat "$WORK/$name-client.log" >&2; exit 1; }
+  for _ in $(seq 1 100); do curl -fs -m 2 -o /dev/null -H "Host: ping.test" "http://127.0.0.1:$((base + 4))/ping" && break; sleep 0.2; done
 }
-
-# iperf_bg OUTFILE ARGS...: iperf3 ARGS in the background, its pid in $bulk. The columns share one
-# iperf3 server, which may still be finishing the previous column's test: it answers "the server is
-# busy" and the client exits at once, so that start is made again (up to 10 times, a second apart).
-iperf_bg() {
-  local out=$1; shift
-  for _ in 1 2 3 4 5 6 7 8 9 10; do
-    iperf3 "$@" > "$out" 2>&1 & bulk=$!
-    sleep 0.5
-    if kill -0 $bulk 2>/dev/null || ! grep -q busy "$out"; then return 0; fi
-    wait $bulk || true
-    log "iperf3 server busy, starting again"
-    sleep 1
-  done
-}
-
-# wrk's latency in ms from a line like "50%  83.12ms"
-wrk_pct() { awk -v p="$1%" '$1 == p { v = $2; if (v ~ /us$/) { sub(/us$/, "", v); v /= 1000 } else if (v ~ /ms$/) sub(/ms$/, "", v); else if (v ~ /s$/) { sub(/s$/, "", v); v *= 1000 }; printf "%.2f", v + 0 }'; }
-wrk_run() { # wrk_run PORT SECONDS OUTFILE
-  wrk -t1 -c2 -d"$2s" --timeout 5s --latency "http://127.0.0.1:$1/ping" > "$3" 2>&1 || true
-}
-iperf_rx() { awk '/receiver/ {v=$(NF-2); u=$(NF-1)} END {if (u == "Gbits/sec") v *= 1000; print v+0}' "$1"; }
-
-RES=$WORK/results.txt; : > "$RES"
-port=18710
-declare -A WEB IPP
-LINK_COLS=()
-if [[ " $TESTS " == *" link "* ]]; then
-  for v in $VARIANTS; do
-    name=${v%%=*}; dir=${v#*=}
-    for mode in mux pool; do
-      [ $mode = pool ] && [ "$POOL" != 1 ] && continue
-      col=$name-$mode
-      [ $mode = pool ] && col=$name-pool
-      emulator $((port + 1)) $port 50
-      tunnel "$col" "$dir" $([ $mode = mux ] && echo true || echo false) $port $((port + 1)) $((port + 2)) $((port + 3))
-      WEB[$col]=$((port + 2)); IPP[$col]=$((port + 3)); LINK_COLS+=($col)
-      port=$((port + 5))
-    done
-  done
-  if [ "$SSH" = 1 ]; then
-    ssh-keygen -q -t ed25519 -N '' -f "$WORK/hostkey"; ssh-keygen -q -t ed25519 -N '' -f "$WORK/userkey"
-    mkdir -p /root/.ssh && chmod 700 /root/.ssh
-    AUTH=/root/.ssh/authorized_keys; touch $AUTH; cp $AUTH "$WORK/authorized_keys.bak"
-    cat "$WORK/userkey.pub" >> $AUTH
-    trap 'cp "$WORK/authorized_keys.bak" /root/.ssh/authorized_keys 2>/dev/null; cleanup' EXIT INT TERM
-    printf 'Port %d\nListenAddress 127.0.0.1\nHostKey %s/hostkey\nPermitRootLogin prohibit-password\nStrictModes no\nPidFile %s/sshd.pid\nUsePAM no\n' \
-        $port "$WORK" "$WORK" > "$WORK/sshd_config"
-    mkdir -p /run/sshd
-    /usr/sbin/sshd -D -f "$WORK/sshd_config" > "$WORK/sshd.log" 2>&1 & PIDS+=($!)
-    wait_port $port
-    emulator $((port + 1)) $port 50
-    ssh -N -i "$WORK/userkey" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o ExitOnForwardFailure=yes \
-        -p $((port + 1)) -R 127.0.0.1:$((port + 2)):127.0.0.1:$NGINX -R 127.0.0.1:$((port + 3)):127.0.0.1:$IPERF \
-        root@127.0.0.1 > "$WORK/ssh.log" 2>&1 & PIDS+=($!)
-    wait_port $((port + 3)) 20 || { echo "ssh -R did not come up" >&2; cat "$WORK/ssh.log" >&2; exit 1; }
-    WEB[ssh]=$((port + 2)); IPP[ssh]=$((port + 3)); LINK_COLS+=(ssh)
-    port=$((port + 5))
+SSH_READY=0
+ssh_setup() { # ssh_setup BASE SHARE: ssh -R over its own link, web on BASE+2, iperf on BASE+3
+  local base=$1 share=$2
+  if [ $SSH_READY = 0 ]; then
+    ssh-keygen -q -t ed25519 -N '' -f "$WORK/hostkey"; ssh-keygen -q -t ed25519 -N '' -f "$WORK/id"
+    cp "$WORK/id.pub" "$WORK/authorized_keys"; chmod 600 "$WORK/authorized_keys"; mkdir -p /run/sshd
+    printf 'Port %d\nListenAddress 127.0.0.1\nHostKey %s/hostkey\nPidFile %s/sshd.pid\nAuthorizedKeysFile %s/authorized_keys\nPermitRootLogin prohibit-password\nPasswordAuthentication no\nUsePAM no\nStrictModes no\nAllowTcpForwarding remote\nLogLevel ERROR\n' \
+        $SSHD_PORT "$WORK" "$WORK" "$WORK" > "$WORK/sshd_config"
+    "$(command -v sshd || echo /usr/sbin/sshd)" -D -f "$WORK/sshd_config" -E "$WORK/sshd.log" & PIDS+=($!)
+    wait_port $SSHD_PORT || { echo "sshd did not start" >&2; cat "$WORK/sshd.log" >&2; exit 1; }
+    SSH_READY=1
   fi
-  log "link columns: ${LINK_COLS[*]}"
-  for col in "${LINK_COLS[@]}"; do # warm-up: JIT the paths and let windows settle
-    iperf3 -c 127.0.0.1 -p "${IPP[$col]}" -R -t 4 > /dev/null 2>&1 || true
-    wrk -t1 -c2 -d2s "http://127.0.0.1:${WEB[$col]}/ping" > /dev/null 2>&1 || true
-  done
-fi
+  emulator $((base + 1)) $SSHD_PORT $share
+  bg ssh -N -i "$WORK/id" -p $((base + 1)) -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
+      -o ExitOnForwardFailure=yes -o LogLevel=ERROR -R 127.0.0.1:$((base + 2)):127.0.0.1:$NGINX \
+      -R 127.0.0.1:$((base + 3)):127.0.0.1:$IPERF root@127.0.0.1 > "$WORK/ssh-$share.log" 2>&1
+  wait_port $((base + 3)) 20 || { echo "ssh -R did not come up" >&2; cat "$WORK/ssh-$share.log" >&2; exit 1; }
+}
 
-if [[ " $TESTS " == *" loop "* ]]; then
-  for v in $VARIANTS; do
-    name=${v%%=*}; dir=${v#*=}
-    tunnel "$name-same" "$dir" true $port $port $((port + 1)) $((port + 2))
-    tunnel "$name-sep1" "$dir" true $((port + 3)) $((port + 3)) 0 $((port + 4))
-    tunnel "$name-sep2" "$dir" true $((port + 3)) $((port + 3)) $((port + 5)) 0 noserver
-    WEB[$name-same]=$((port + 1)); IPP[$name-same]=$((port + 2))
-    WEB[$name-separate]=$((port + 5)); IPP[$name-separate]=$((port + 4))
-    port=$((port + 8))
-  done
-fi
-
-if [[ " $TESTS " == *" fat "* ]]; then
-  for v in $VARIANTS; do
-    name=${v%%=*}; dir=${v#*=}
-    emulator $((port + 1)) $port 0
-    tunnel "$name-fat" "$dir" true $port $((port + 1)) 0 $((port + 2))
-    IPP[$name-fat]=$((port + 2))
-    port=$((port + 4))
-    iperf3 -c 127.0.0.1 -p "${IPP[$name-fat]}" -R -t 4 > /dev/null 2>&1 || true
-  done
-fi
-
-for r in $(seq 1 "$ROUNDS"); do
-  if [[ " $TESTS " == *" link "* ]]; then
-    for col in "${LINK_COLS[@]}"; do
-      wrk_run "${WEB[$col]}" 8 "$WORK/idle.txt"
-      iperf_bg "$WORK/dl.txt" -c 127.0.0.1 -p "${IPP[$col]}" -R -t 16 -f m
-      dl=$bulk
-      sleep 3.5
-      wrk_run "${WEB[$col]}" 10 "$WORK/busy.txt"
-      wait $dl || true
-      i50=$(wrk_pct 50 < "$WORK/idle.txt"); i99=$(wrk_pct 99 < "$WORK/idle.txt")
-      b50=$(wrk_pct 50 < "$WORK/busy.txt"); b99=$(wrk_pct 99 < "$WORK/busy.txt"); mbit=$(iperf_rx "$WORK/dl.txt")
-      echo "$r link $col $i50 $i99 $b50 $b99 $mbit" >> "$RES"
-      log "round $r link $col: idle p50 $i50 p99 $i99 ms; loaded p50 $b50 p99 $b99 ms; download $mbit Mbit/s"
-    done
+# ---- load ----
+# ping_load PORT HOST SECONDS RAWFILE: wrk keep-alive /ping, its raw latency histogram in RAWFILE
+ping_load() {
+  WRK_RAW=$4 wrk -t1 -c2 -d"$3s" --timeout 5s --latency -s "$WORK/raw.lua" -H "Host: $2" "http://127.0.0.1:$1/ping" > "$4.wrk" 2>&1 || true
+  [ -s "$4" ] || : > "$4"
+}
+# download KIND PORT N SECONDS OUT: N downloads at once (iperf3 -R through a tcp proxy, or curl
+# through an http vhost) for SECONDS; Mbit/s they made together in OUT. In the background ($dl).
+download() {
+  local kind=$1 port=$2 n=$3 s=$4 out=$5
+  if [ $kind = iperf ]; then
+    ( for _ in 1 2 3 4 5; do # the iperf3 server may still be finishing the previous test ("busy")
+        iperf3 -c 127.0.0.1 -p $port -R -P $n -t $s -f m > "$out.log" 2>&1 && break
+        grep -q busy "$out.log" || break; sleep 1
+      done
+      awk '/receiver/ {v=$(NF-2); u=$(NF-1)} END {if (u == "Gbits/sec") v *= 1000; print v+0}' "$out.log" > "$out" ) & dl=$!
+  else
+    ( for i in $(seq 1 $n); do
+        curl -s -o /dev/null -m $s -H "Host: dl.test" -w '%{size_download} %{time_total}\n' "http://127.0.0.1:$port/big" >> "$out.log" &
+      done
+      wait
+      awk -v s=$s '{b += $1} END {printf "%.1f\n", b * 8 / 1e6 / s}' "$out.log" > "$out" ) & dl=$!
   fi
-  if [[ " $TESTS " == *" loop "* ]]; then
-    for v in $VARIANTS; do
-      name=${v%%=*}
-      for kind in same separate; do
-        col=$name-$kind
-        # a /ping figure counts only with the transfer beside it: the shared iperf3 server can
-        # still refuse the client after iperf_bg saw it start, so a round with none runs again
-        for _ in 1 2 3; do
-          iperf_bg "$WORK/bulk.txt" -c 127.0.0.1 -p "${IPP[$col]}" -P4 -t 12 -f m
-          sleep 1.5
-          wrk_run "${WEB[$col]}" 8 "$WORK/loop.txt"
-          wait $bulk || true
-          [ "$(iperf_rx "$WORK/bulk.txt")" != 0 ] && break
-          log "round $r loop $col: no transfer beside /ping, running it again"
-          sleep 2
-        done
-        rps=$(awk '/Requests\/sec/ {printf "%.0f", $2}' "$WORK/loop.txt"); p50=$(wrk_pct 50 < "$WORK/loop.txt")
-        echo "$r loop $col ${rps:-0} $p50 $(iperf_rx "$WORK/bulk.txt")" >> "$RES"
-        log "round $r loop $col: /ping ${rps:-0} req/s p50 $p50 ms during iperf3 -P4 ($(iperf_rx "$WORK/bulk.txt") Mbit/s)"
+}
+
+# column COL SETUP -> "PING_PORT PING_HOST DL_KIND DL_PORT" for a column of a setup at BASE
+declare -A BASE
+column_ports() {
+  local col=$1 b=${BASE[$2]}
+  case $col in
+    tcp|pool|ssh) echo "$((b + 2)) web $((b + 3))" ;;
+    http) echo "$((b + 4)) ping.test $((b + 4))" ;;
+    tcphttp) echo "$((b + 4)) ping.test $((b + 3))" ;;
+  esac
+}
+
+RES=$WORK/results.txt; : > "$RES"; mkdir -p "$WORK/raw"
+sidx=0
+for share in $SHARES; do
+  STARTED=(); CELLS=(); base=$((18710 + sidx * 45)); sidx=$((sidx + 1))
+  for v in $VARIANTS; do
+    name=${v%%=*}; dir=${v#*=}
+    if has "$COLS" tcp || has "$COLS" http || has "$COLS" tcphttp; then
+      tunnel "$name-mux-$share" "$name" "$dir" true $base $share; BASE[$name-mux]=$base; base=$((base + 6))
+      for c in tcp http tcphttp; do has "$COLS" $c && CELLS+=("$name $c $name-mux"); done
+    fi
+    if has "$COLS" pool; then
+      tunnel "$name-pool-$share" "$name" "$dir" false $base $share; BASE[$name-pool]=$base; base=$((base + 6))
+      CELLS+=("$name pool $name-pool")
+    fi
+  done
+  if has "$COLS" ssh; then ssh_setup $base $share; BASE[ssh]=$base; CELLS+=("ssh ssh ssh"); fi
+  log "$share: columns $(for c in "${CELLS[@]}"; do set -- $c; printf '%s/%s ' $1 $2; done)"
+  for cell in "${CELLS[@]}"; do # warm-up: JIT the paths, let windows settle
+    set -- $cell; set -- $(column_ports $2 $3)
+    download $([ $3 = $1 ] && echo curl || echo iperf) $3 1 4 "$WORK/warm"; ping_load $1 $2 3 "$WORK/warm.raw"; wait $dl || true
+  done
+  for r in $(seq 1 "$ROUNDS"); do
+    for cell in "${CELLS[@]}"; do
+      set -- $cell; v=$1; col=$2; read -r pp ph dp <<< "$(column_ports $2 $3)"
+      kind=iperf; [ $col = http ] && kind=curl
+      d="$WORK/raw/$share.$v.$col"; mkdir -p "$d"
+      ping_load $pp $ph $IDLE_S "$d/idle.$r"
+      for n in $DLS; do
+        download $kind $dp $n $DL_S "$d/dl$n.$r"
+        sleep 3
+        ping_load $pp $ph $PING_S "$d/busy$n.$r"
+        wait $dl || true
+        sleep 2   # what the download left in the link's queue and the tunnel drains before the next figure
+        mbit=$(cat "$d/dl$n.$r" 2>/dev/null || echo 0)
+        echo "$share $v $col $n $r $mbit" >> "$RES"
+        log "round $r $share $v/$col, $n download(s): $mbit Mbit/s; /ping p50 $(awk '$1=="50%" {print $2}' "$d/busy$n.$r.wrk") idle $(awk '$1=="50%" {print $2}' "$d/idle.$r.wrk" 2>/dev/null || true)"
       done
     done
-  fi
-  if [[ " $TESTS " == *" fat "* ]]; then
-    for v in $VARIANTS; do
-      name=${v%%=*}
-      iperf_bg "$WORK/fat.txt" -c 127.0.0.1 -p "${IPP[$name-fat]}" -R -t 10 -f m
-      wait $bulk || true
-      echo "$r fat $name-fat $(iperf_rx "$WORK/fat.txt")" >> "$RES"
-      log "round $r fat $name: $(iperf_rx "$WORK/fat.txt") Mbit/s"
-    done
-  fi
+  done
+  for p in "${STARTED[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${STARTED[@]}"; do wait "$p" 2>/dev/null || true; done
 done
 
-echo "medians over $ROUNDS rounds"
-awk '
-  function med(s,   a, n, i, j, t) { n = split(s, a, " "); for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
-  { key = $2 " " $3; keys[key] = 1; for (i = 4; i <= NF; i++) v[key, i] = v[key, i] " " $i; nf[key] = NF }
-  END {
-    for (k in keys) {
-      split(k, kk, " ")
-      if (kk[1] == "link") printf "link %-12s /ping idle p50 %7.2f p99 %7.2f | during download p50 %7.2f (x%.2f) p99 %7.2f (x%.2f) | download %5.1f Mbit/s\n", kk[2], med(v[k,4]), med(v[k,5]), med(v[k,6]), med(v[k,6]) / med(v[k,4]), med(v[k,7]), med(v[k,7]) / med(v[k,5]), med(v[k,8])
-      else if (kk[1] == "loop") printf "loop %-14s /ping %7.0f req/s p50 %6.2f ms during iperf3 -P4 (%6.0f Mbit/s)\n", kk[2], med(v[k,4]), med(v[k,5]), med(v[k,6])
-      else printf "fat  %-14s %7.1f Mbit/s one stream, 80 ms, uncapped\n", kk[2], med(v[k,4])
-    }
-  }' "$RES" | sort
+# ---- report ----
+pct() { # pct P FILES... : the P-th percentile (ms) of the merged raw histograms
+  cat "${@:2}" 2>/dev/null | sort -n | awk -v p=$1 '{v[NR] = $1; c[NR] = $2; n += $2}
+      END {if (!n) {print "nan"; exit}; t = n * p / 100; for (i = 1; i <= NR; i++) {s += c[i]; if (s >= t) {printf "%.1f", v[i] / 1000; exit}}}'
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "nan" || b == "nan" || b == 0) print "-"; else printf "%.2f", a / b}'; }
+median() { sort -n | awk '{a[NR] = $1} END {if (!NR) print 0; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+title() { case $1 in tcp) echo "tcp -> tcp" ;; http) echo "http vhost -> http vhost" ;; tcphttp) echo "tcp download, http /ping" ;;
+  pool) echo "pool mode (tcp)" ;; ssh) echo "ssh -R (tcp)" ;; esac; }
+{
+  for share in $SHARES; do
+    case $share in fifo) desc="one FIFO for all flows (a cable modem's upload buffer)" ;; *) desc="per-flow round robin (fq_codel-like)" ;; esac
+    cells=(); for v in $VARIANTS; do for c in tcp http tcphttp pool; do has "$COLS" $c && cells+=("${v%%=*} $c"); done; done
+    has "$COLS" ssh && cells+=("ssh ssh")
+    echo "Shared queue: $desc. /ping p50 / p99 during the download as a multiple of idle (idle p50 / p99 ms below); download as % of ${RATE_MBIT} Mbit/s."
+    echo
+    printf '| downloads |'; for c in "${cells[@]}"; do set -- $c; printf ' %s |' "$([ $1 = ssh ] || echo "$1: ")$(title $2)"; done; echo
+    printf '|---|'; for c in "${cells[@]}"; do printf -- '---|'; done; echo
+    for n in $DLS; do
+      printf '| %s |' "$n"
+      for c in "${cells[@]}"; do
+        set -- $c; d="$WORK/raw/$share.$1.$2"
+        i50=$(pct 50 "$d"/idle.*[0-9]); i99=$(pct 99 "$d"/idle.*[0-9]); b50=$(pct 50 "$d"/busy$n.*[0-9]); b99=$(pct 99 "$d"/busy$n.*[0-9])
+        dl=$(awk -v s=$share -v v=$1 -v c=$2 -v n=$n '$1 == s && $2 == v && $3 == c && $4 == n {print $6}' "$RES" | median)
+        printf ' %s / %s, %s %% |' "$(ratio $b50 $i50)" "$(ratio $b99 $i99)" "$(awk -v m=$dl -v r=$RATE_MBIT 'BEGIN {printf "%.0f", m * 100 / r}')"
+        echo "link $share $1 $2 $n idle_p50=$i50 idle_p99=$i99 busy_p50=$b50 busy_p99=$b99 dl_mbit=$dl" >> "$WORK/figures.txt"
+      done
+      echo
+    done
+    printf '| idle ms |'
+    for c in "${cells[@]}"; do set -- $c; d="$WORK/raw/$share.$1.$2"; printf ' %s / %s |' "$(pct 50 "$d"/idle.*[0-9])" "$(pct 99 "$d"/idle.*[0-9])"; done
+    echo; echo
+  done
+  echo "Medians of $ROUNDS rounds (downloads); percentiles of the rounds' merged raw samples; link 80 ms RTT, ${RATE_MBIT} Mbit/s, ${QUEUE_KIB} KiB shared queue per direction."
+} > "$WORK/tables.md"
+cat "$WORK/figures.txt" >&2
+cat "$WORK/tables.md"
+[ -z "${OUT:-}" ] || cp "$WORK/tables.md" "$OUT"

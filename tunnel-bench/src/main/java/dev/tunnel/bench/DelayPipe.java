@@ -17,10 +17,13 @@ import java.util.concurrent.TimeUnit;
 /**
  * One direction of one emulated link: the last handler of the source socket; what it reads is
  * written to {@code peer} once it is due (read time + serialization at the rate cap + delay).
+ * On a shared link the pipe is one flow of a {@link SharedBottleneck}, which decides when each
+ * packet has been serialized; the pipe adds the delay.
  *
  * <h3>Backpressure</h3>
  * The source runs with {@code AUTO_READ} off: {@link #resumeReading()} reads again only while
- * fewer than {@code maxQueueBytes} wait here and the peer is writable. Delivery and the peer's
+ * fewer than {@code maxQueueBytes} wait here (on a shared link: while the bottleneck admits this
+ * flow) and the peer is writable. Delivery and the peer's
  * {@code channelWritabilityChanged} resume reading.
  *
  * <h3>Reference counting</h3>
@@ -42,6 +45,8 @@ final class DelayPipe extends ChannelInboundHandlerAdapter {
 
     private final LinkEmulator link;
     private final Channel peer;
+    /** The shared link this direction feeds, or null when the connection has a link of its own. */
+    private final SharedBottleneck bottleneck;
     private final ArrayDeque<Entry> queue = new ArrayDeque<>();
     private ChannelHandlerContext ctx;
     private long queuedBytes;
@@ -51,9 +56,10 @@ final class DelayPipe extends ChannelInboundHandlerAdapter {
     private boolean resetByPeer;
     private boolean cut;
 
-    DelayPipe(LinkEmulator link, Channel peer) {
+    DelayPipe(LinkEmulator link, Channel peer, SharedBottleneck bottleneck) {
         this.link = link;
         this.peer = peer;
+        this.bottleneck = bottleneck;
     }
 
     static void reset(Channel channel) {
@@ -87,6 +93,10 @@ final class DelayPipe extends ChannelInboundHandlerAdapter {
             ReferenceCountUtil.release(msg);
             return;
         }
+        if (bottleneck != null) {
+            bottleneck.offer(this, data);
+            return;
+        }
         int bytes = data.readableBytes();
         long now = System.nanoTime();
         long departure = now;
@@ -109,7 +119,7 @@ final class DelayPipe extends ChannelInboundHandlerAdapter {
         if (evt == ChannelInputShutdownEvent.INSTANCE) {
             inputDone = true;
             if (!dropsEverything()) {
-                enqueue(EOF, Math.max(System.nanoTime(), nextDeparture));
+                endOfStream(EOF);
             }
         }
         ctx.fireUserEventTriggered(evt);
@@ -119,9 +129,26 @@ final class DelayPipe extends ChannelInboundHandlerAdapter {
     public void channelInactive(ChannelHandlerContext ctx) {
         inputDone = true;
         if (!dropsEverything()) {
-            enqueue(CLOSE, Math.max(System.nanoTime(), nextDeparture));
+            endOfStream(CLOSE);
         }
         ctx.fireChannelInactive();
+    }
+
+    /** EOF or close follows the bytes read before it, through the bottleneck if there is one. */
+    private void endOfStream(Object marker) {
+        if (bottleneck != null) {
+            bottleneck.offer(this, marker);
+        } else {
+            enqueue(marker, Math.max(System.nanoTime(), nextDeparture));
+        }
+    }
+
+    /** The shared link has serialized {@code msg} by {@code departure}: it arrives after the delay. */
+    void departed(Object msg, long departure) {
+        if (msg instanceof ByteBuf data) {
+            queuedBytes += data.readableBytes();
+        }
+        enqueue(msg, departure);
     }
 
     @Override
@@ -171,6 +198,9 @@ final class DelayPipe extends ChannelInboundHandlerAdapter {
     private void cutOneWay() {
         cut = true;
         releaseAll();
+        if (bottleneck != null) {
+            bottleneck.drop(this);
+        }
         link.untrack(this);
         if (ctx != null) {
             resumeReading(); // keeps draining the source into nothing
@@ -179,6 +209,9 @@ final class DelayPipe extends ChannelInboundHandlerAdapter {
 
     /** The fault that held delivery back has ended. */
     void faultCleared() {
+        if (bottleneck != null) {
+            bottleneck.resume();
+        }
         scheduleHead();
         resumeReading();
     }
@@ -188,8 +221,14 @@ final class DelayPipe extends ChannelInboundHandlerAdapter {
         if (!source.isActive() || inputDone) {
             return;
         }
-        if (cut || queuedBytes < link.settings().maxQueueBytes() && peer.isActive() && peer.isWritable()) {
+        if (cut) {
             source.read();
+        } else if (peer.isActive() && peer.isWritable()) {
+            if (bottleneck == null ? queuedBytes < link.settings().maxQueueBytes() : bottleneck.admits(this)) {
+                source.read();
+            } else if (bottleneck != null) {
+                bottleneck.await(this);
+            }
         }
     }
 

@@ -4,8 +4,11 @@ import dev.tunnel.protocol.transport.Transports;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
@@ -23,7 +26,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  * java -cp tunnel-bench.jar dev.tunnel.bench.LinkEmulator --listen 127.0.0.1:7001 \
- *      --target 127.0.0.1:7000 --delay-ms 40 [--rate-mbit 100] [--max-queue-kib 8192] \
+ *      --target 127.0.0.1:7000 --delay-ms 40 [--rate-mbit 100] [--max-queue-kib 8192] [--share fifo|fair] \
  *      [--fault stall|reset|reset-client-side|half-open --fault-after-ms 5000 [--fault-for-ms 3000]] [--threads 2]
  * </pre>
  *
@@ -31,6 +34,15 @@ import java.util.concurrent.TimeUnit;
  * Each direction of each connection queues at most {@code --max-queue-kib} bytes "on the
  * wire" ({@link DelayPipe}); beyond that it stops reading its source, so TCP backpressure
  * reaches the sender. The default (8 MiB) carries 1.6 Gbit/s at 40 ms.
+ *
+ * <h3>Shared link</h3>
+ * By default every connection gets a link of its own, so two connections get twice the rate.
+ * With {@code --share fifo} or {@code --share fair} (and a rate), every connection shares one
+ * {@link SharedBottleneck} per direction, as behind a home uplink: one rate and one queue of
+ * {@code --max-queue-kib}, either one FIFO for all (a cable modem's buffer) or served per flow
+ * in round robin (fq_codel-like). A full queue holds the senders back rather than dropping
+ * (see {@link SharedBottleneck}); the emulator then reads at most 64 KiB at a time and keeps
+ * its sockets' receive buffers at 64 KiB, so little waits outside the emulated queue.
  *
  * <h3>Faults</h3>
  * A fault lasts from {@link #fault(Fault)} with it until {@link #fault(Fault)} with another mode
@@ -74,12 +86,23 @@ public final class LinkEmulator implements AutoCloseable {
         }
     }
 
-    /** Link settings. {@code rateBitsPerSecond} 0 = no cap. */
-    public record Settings(long delayNanos, long rateBitsPerSecond, int maxQueueBytes) {
+    /**
+     * Link settings. {@code rateBitsPerSecond} 0 = no cap. {@code share} null: every connection
+     * has a link of its own; else one shared bottleneck per direction with that discipline (a
+     * rate is then required), {@code maxQueueBytes} being its queue.
+     */
+    public record Settings(long delayNanos, long rateBitsPerSecond, int maxQueueBytes, SharedBottleneck.Discipline share) {
+        public Settings(long delayNanos, long rateBitsPerSecond, int maxQueueBytes) {
+            this(delayNanos, rateBitsPerSecond, maxQueueBytes, null);
+        }
+
         public static Settings delay(long millis) {
             return new Settings(TimeUnit.MILLISECONDS.toNanos(millis), 0, 8 << 20);
         }
     }
+
+    /** Receive buffer of the emulator's sockets on a shared link, and the most one read returns. */
+    private static final int SHARED_READ_BYTES = 64 << 10;
 
     private final EventLoopGroup group;
     private final Channel listener;
@@ -87,21 +110,45 @@ public final class LinkEmulator implements AutoCloseable {
     private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private final java.util.Set<DelayPipe> pipes = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private volatile Fault fault = Fault.NONE;
+    /** Client to target and target to client on a shared link; null otherwise. */
+    private final SharedBottleneck up;
+    private final SharedBottleneck down;
 
     private LinkEmulator(EventLoopGroup group, Channel listener, Settings settings) {
         this.group = group;
         this.listener = listener;
         this.settings = settings;
+        if (settings.share() != null) {
+            EventLoop loop = (EventLoop) group.next();
+            up = new SharedBottleneck(loop, this, settings.rateBitsPerSecond(), settings.maxQueueBytes(), settings.share());
+            down = new SharedBottleneck(loop, this, settings.rateBitsPerSecond(), settings.maxQueueBytes(), settings.share());
+        } else {
+            up = null;
+            down = null;
+        }
     }
 
-    /** Listens on {@code listen} (port 0 = any) and relays each connection to {@code target}. */
+    /**
+     * Listens on {@code listen} (port 0 = any) and relays each connection to {@code target}, on
+     * {@code threads} event loops (one when the link is shared: the bottleneck's loop).
+     */
     public static LinkEmulator start(InetSocketAddress listen, InetSocketAddress target, Settings settings, int threads)
             throws InterruptedException {
-        EventLoopGroup group = Transports.newGroup(threads, "link-emulator");
+        if (settings.share() != null && settings.rateBitsPerSecond() <= 0) {
+            throw new IllegalArgumentException("a shared link needs a rate (--rate-mbit > 0)");
+        }
+        boolean shared = settings.share() != null;
+        EventLoopGroup group = Transports.newGroup(shared ? 1 : threads, "link-emulator");
         LinkEmulator[] self = new LinkEmulator[1];
         Channel listener;
         try {
-            listener = new ServerBootstrap()
+            ServerBootstrap bootstrap = new ServerBootstrap();
+            if (shared) {
+                bootstrap.option(ChannelOption.SO_RCVBUF, SHARED_READ_BYTES)
+                        .childOption(ChannelOption.SO_RCVBUF, SHARED_READ_BYTES)
+                        .childOption(ChannelOption.RCVBUF_ALLOCATOR, sharedReads());
+            }
+            listener = bootstrap
                     .group(group)
                     .channel(Transports.serverChannel())
                     .option(ChannelOption.SO_BACKLOG, 4096)
@@ -121,6 +168,11 @@ public final class LinkEmulator implements AutoCloseable {
         }
         self[0] = new LinkEmulator(group, listener, settings);
         return self[0];
+    }
+
+    /** One read of at most 64 KiB per {@code read()}: what a flow may overshoot the shared queue by. */
+    private static RecvByteBufAllocator sharedReads() {
+        return new AdaptiveRecvByteBufAllocator(64, 2048, SHARED_READ_BYTES).maxMessagesPerRead(1);
     }
 
     public int port() {
@@ -186,13 +238,18 @@ public final class LinkEmulator implements AutoCloseable {
             return;
         }
         connections.add(inbound);
-        Channel outbound = new io.netty.bootstrap.Bootstrap()
+        io.netty.bootstrap.Bootstrap bootstrap = new io.netty.bootstrap.Bootstrap();
+        if (down != null) {
+            bootstrap.option(ChannelOption.SO_RCVBUF, SHARED_READ_BYTES)
+                    .option(ChannelOption.RCVBUF_ALLOCATOR, sharedReads());
+        }
+        Channel outbound = bootstrap
                 .group(inbound.eventLoop())
                 .channel(Transports.socketChannel())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
                 .option(ChannelOption.AUTO_READ, false)
-                .handler(new DelayPipe(this, inbound))
+                .handler(new DelayPipe(this, inbound, down))
                 .connect(target)
                 .addListener(f -> {
                     if (!f.isSuccess()) {
@@ -201,7 +258,7 @@ public final class LinkEmulator implements AutoCloseable {
                 })
                 .channel();
         connections.add(outbound);
-        inbound.pipeline().addLast(new DelayPipe(this, outbound));
+        inbound.pipeline().addLast(new DelayPipe(this, outbound, up));
     }
 
     Settings settings() {
@@ -222,13 +279,27 @@ public final class LinkEmulator implements AutoCloseable {
         listener.close().syncUninterruptibly();
         connections.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
         for (EventExecutor loop : group) {
-            loop.submit(() -> pipes.forEach(p -> {
-                if (p.inEventLoop(loop)) {
-                    p.releaseAll();
+            loop.submit(() -> {
+                pipes.forEach(p -> {
+                    if (p.inEventLoop(loop)) {
+                        p.releaseAll();
+                    }
+                });
+                if (up != null) { // a shared link runs one loop: this one
+                    up.releaseAll();
+                    down.releaseAll();
                 }
-            })).awaitUninterruptibly(1, TimeUnit.SECONDS);
+            }).awaitUninterruptibly(1, TimeUnit.SECONDS);
         }
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    private static SharedBottleneck.Discipline parseShare(String s) {
+        try {
+            return SharedBottleneck.Discipline.valueOf(s.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--share: " + s + " (expected: fifo, fair)");
+        }
     }
 
     public static void main(String[] argv) throws Exception {
@@ -242,13 +313,15 @@ public final class LinkEmulator implements AutoCloseable {
         Fault mode = args.has("fault") ? Fault.parse(args.string("fault", "")) : Fault.NONE;
         long after = args.number("fault-after-ms", 0, 0, Long.MAX_VALUE / 2);
         long lasting = args.number("fault-for-ms", 0, 0, Long.MAX_VALUE / 2);
+        SharedBottleneck.Discipline share = args.has("share") ? parseShare(args.string("share", "")) : null;
 
         Settings settings = new Settings(TimeUnit.MILLISECONDS.toNanos(delayMs), rateMbit * 1_000_000,
-                (int) (queueKib * 1024));
+                (int) (queueKib * 1024), share);
         LinkEmulator link = start(listen, target, settings, threads);
         Runtime.getRuntime().addShutdownHook(new Thread(link::close, "link-emulator-stop"));
-        System.out.printf("link emulator %s -> %s: delay %d ms each way, rate %s, queue %d KiB%n",
-                link.listener.localAddress(), target, delayMs, rateMbit == 0 ? "uncapped" : rateMbit + " Mbit/s", queueKib);
+        System.out.printf("link emulator %s -> %s: delay %d ms each way, rate %s, queue %d KiB %s%n",
+                link.listener.localAddress(), target, delayMs, rateMbit == 0 ? "uncapped" : rateMbit + " Mbit/s", queueKib,
+                share == null ? "per connection" : "shared by every connection (" + share.name().toLowerCase(Locale.ROOT) + ")");
         if (mode != Fault.NONE) {
             link.group.schedule(() -> {
                 System.out.println("fault " + mode + " starts");
