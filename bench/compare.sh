@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
-# Benchmarks the tunnel side by side with a direct connection and with `ssh -R`, and writes
-# docs/benchmarks.md (table, machine, command) and docs/benchmarks.svg (chart).
+# The one way to write docs/benchmarks.md (and docs/benchmarks.svg, docs/benchmarks-raw.txt):
+# benchmarks the tunnel side by side with a direct connection, two HAProxy hops and `ssh -R`, then
+# runs bench/link.sh (latency under load on a shared link), bench/vhost.sh and bench/udp.sh and
+# puts their tables after its own. Run it alone on the machine, under the bench lock:
 #
-#   bench/compare.sh            full run, several minutes (by hand; needs root for apt and sshd)
-#   bench/compare.sh --quick    seconds, small counts: checks that the harness works
+#   flock /tmp/tunnel-bench.lock bench/compare.sh           full run, about 50 minutes
+#   flock /tmp/tunnel-bench.lock bench/compare.sh --quick   a few minutes, small counts: checks
+#                                                           that the harness works (writes to its work dir)
 #   options: --out FILE (default docs/benchmarks.md; --quick writes into its work dir)
 #            --no-install (skip apt-get), SKIP_BUILD=1 (use the jars already built),
-#            ONLY="direct ssh" (run only these columns, for debugging), KEEP_WORK=1 (keep logs)
+#            SECTIONS="main link vhost udp" (the parts to run; the document holds only those),
+#            ONLY="direct ssh" (run only these columns of main, for debugging), KEEP_WORK=1 (keep logs),
+#            MAIN_RAW=docs/benchmarks-raw.txt (main's table from that earlier run's figures instead of
+#            measuring it again, when only the other sections are to be refreshed)
 #
 # Everything listens on 127.0.0.1 (ports 17000-17999). Every load is bounded in count and time.
 # Columns: direct (the load tool straight to the backend), ssh -R, two chained HAProxy TCP relays
@@ -19,7 +25,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 . bench/lib.sh
 
-QUICK=0; INSTALL=1; OUT=""
+QUICK=0; INSTALL=1; OUT=""; SECTIONS=${SECTIONS:-"main link vhost udp"}
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=1 ;;
@@ -240,8 +246,8 @@ longrun() {
   # Connects that found an accept queue full stall in SYN-ACK retransmits (1 s, 3 s...): say if any did.
   if command -v nstat >/dev/null; then
     local k; k=$(nstat -z 2>/dev/null | awk '$1=="TcpExtListenOverflows" {o=$2} $1=="TcpExtTCPSynRetrans" {s=$2} $1=="TcpExtTCPTimeouts" {t=$2} END {print o+0, s+0, t+0}')
-    local drops; drops=$(( $(softnet_drops) - drops0 ))
-    note "$col long connections: the kernel counted $(echo $k | cut -d' ' -f1) accept-queue overflows, $(echo $k | cut -d' ' -f2) SYN retransmits and $(echo $k | cut -d' ' -f3) retransmission timeouts during the run, and dropped $drops packets from full per-CPU backlogs (nstat, /proc/net/softnet_stat; whole machine; a lost packet on a connection without an RTT sample yet waits 1 s)."
+    local drops=$(( $(softnet_drops) - drops0 ))
+    [ "$k" = "0 0 0" ] && [ $drops = 0 ] || note "$col long connections: the kernel counted $(echo $k | cut -d' ' -f1) accept-queue overflows, $(echo $k | cut -d' ' -f2) SYN retransmits, $(echo $k | cut -d' ' -f3) retransmission timeouts and $drops packets dropped from full per-CPU backlogs during the run (whole machine; a lost SYN waits 1 s)."
   fi
   local m; m=$(bench_java dev.tunnel.bench.LongConnLoad merge "${files[@]}" 2>&1 || true)
   # Pauses over 50 ms in the load tool or the echo backend during the run (they land in every column's tail).
@@ -255,6 +261,7 @@ longrun() {
   put long_p50_ms $col "$(get p50_ms)"; put long_p99_ms $col "$(get p99_ms)"; put long_tool_cpu_pct $col "$(get cpu_pct)"
 }
 
+[[ " $SECTIONS " == *" main "* ]] && [ -z "${MAIN_RAW:-}" ] || ONLY=none
 want() { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]]; }
 
 # ---- direct ----
@@ -457,25 +464,70 @@ done
 
 # ---- report ----
 {
-  echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "machine=$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo) RAM"
   echo "cpu=$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)"
   echo "kernel=$(uname -sr)"
   echo "java=$(java -version 2>&1 | head -1)"
   echo "command=$COMMAND"
-  echo "load=load average $LOAD_BEFORE before the run, $(cut -d' ' -f1-3 /proc/loadavg) after (other work on the machine skews every figure; compare columns of one run)"
+  echo "load=load average $LOAD_BEFORE before the run, $(cut -d' ' -f1-3 /proc/loadavg) after"
   echo "rtt_ms=$((DELAY_MS * 2))"
 } >> "$META"
-note "Everything runs on this one machine over 127.0.0.1, so the load tools, nginx (1 worker), iperf3, the echo backend, sshd/ssh and the tunnel share its $(nproc) cores: ratios within one run are meaningful, absolute figures are not those of a real VPS."
-note "direct: the load tool straight to the backend. ssh -R: OpenSSH $(ssh -V 2>&1 | cut -d, -f1), default cipher, to a local sshd (own config, key auth); the tunnel: tunnel-server and tunnel-client jars with default JVM settings."
-note "CPU per request: utime + stime (all threads, /proc/PID/stat) of the relay's processes on both sides (tunnel-server and tunnel-client; both HAProxy processes; every sshd process of the session and ssh) during the measured ${D} s, divided by the requests served: what a relay costs a 1-core VPS, whatever the cores of this machine did."
-note "HTTP: wrk -t1 -c50 for ${D} s against nginx /ping (a 5-byte body), each after a ${WARM_S} s warm-up of the same load (the JIT compilers of a fresh JVM are busy for tens of seconds; a server runs for days); Connection: close makes every request a new tunneled connection."
-note "iperf3: ${IPERF_T} s, 1 and 8 parallel streams, client to server (public side to home side), after ${IPERF_WARM_S} s of one stream as warm-up."
-note "Emulated link: the bench LinkEmulator relays with ${DELAY_MS} ms each way (80 ms RTT) between tunnel-client and tunnel-server, between ssh and sshd, and for direct between the load tool and the backend (one RTT for the request: the emulator answers the TCP handshake locally). First byte: FirstByte, connect + GET /ping, median of $TTFB_N new connections, after ${LINK_WARM_S} s of wrk -c50 with Connection: close over the same link (every column alike; the client behind the link is a fresh JVM) and after FirstByte has warmed its own socket code against a listener of its own."
-note "Memory: VmRSS of the whole process from /proc/PID/status (for ssh -R, every sshd process of the session on the server side), measured first on fresh processes. Idle after start-up; the maximum sampled every 0.5 s during ${RATE_S} s of wrk -t1 -c10 with bench/rate.lua (a 10 ms delay before each request, about 1,000 req/s: Debian's wrk has no -R); then while LongConnLoad holds $IDLE_N idle connections, per connection = (RSS holding them - RSS just before) / $IDLE_N."
-note "mux TLS, 1 GB VPS JVM: the same tunnel launched with the flags README recommends for a 1 GB VPS, $SMALL_JVM. The memory targets are judged on this column (it is how the tunnel is meant to run there); the long-connection target on mux TLS, like the speed targets, with this column's figures beside it."
-note "bare Netty TLS relay: the memory reference (NettyFloor in tunnel-bench), the least Netty code with the tunnel's shape, launched with the same 1 GB VPS flags: the public side holds the certificate (TLS server), the home side verifies it (TLS client) and reaches nginx, one TLS connection per public connection; no login, multiplexing, config file or logging framework. What the JVM, Netty and BoringSSL hold before any of the tunnel's own code; measured idle and at ~1,000 req/s like the tunnel."
-note "2 HAProxy hops: HAProxy $(haproxy -v 2>/dev/null | head -1 | awk '{print $3}') in TCP mode, two processes of one thread chained (public port -> hop -> backend, like tunnel-server and tunnel-client), no TLS: the two user-space hops every tunnel adds, in C, as a floor for what a tunnel can reach on this machine."
-note "Long connections: LongConnLoad, $LONG_N connections to an echo backend split over $LOAD_PROCS processes of 2 event loops each (each from its own 127.0.0.x), opened at most 2,000/s and 512 at a time per process, a connection counting as open once its first message has come back (so a connect the kernel completed but the target has not accepted yet is not open; the ramp follows the pace the target accepts); then, once every process is connected (they wait for each other, and none closes its connections before all have drained, so no process's ramp or teardown lands in another's round trips), a 64-byte sequenced, timestamped message every $((LONG_INTERVAL / 1000)) s each for ${LONG_S} s; RTTs of the first message and of the first $((LONG_WARMUP / 1000)) s are not recorded (set-up, JIT warm-up), everything is counted; percentiles come from the raw histograms of every event loop merged; the tool prints its own CPU use."
+note "direct: the load tool straight to the backend; ssh -R: $(ssh -V 2>&1 | cut -d, -f1), default cipher; 2 HAProxy hops: HAProxy $(haproxy -v 2>/dev/null | head -1 | awk '{print $3}') in TCP mode, two one-thread processes chained like tunnel-server and tunnel-client, no TLS (the floor for two user-space hops); the tunnel: default JVM settings, pool mode with transport.poolCount = 5."
+note "HTTP: wrk -t1 -c50, ${D} s, nginx /ping, after ${WARM_S} s of the same load (JIT warm-up); Connection: close makes every request a new tunneled connection. iperf3: ${IPERF_T} s, public side to home side. CPU per request: utime + stime of the relay's processes on both sides (/proc/PID/stat), per request served."
+note "80 ms link: LinkEmulator, ${DELAY_MS} ms each way, between client and server (for direct, between the load tool and the backend); first byte: connect + GET /ping, median of $TTFB_N new connections."
+note "Memory: VmRSS of whole processes, first on fresh processes: idle, the peak during ${RATE_S} s at ~1,000 req/s (wrk + bench/rate.lua), then holding $IDLE_N idle connections (LongConnLoad). 1 GB VPS JVM: README's flags ($SMALL_JVM); the memory targets are judged there. Bare Netty TLS relay (NettyFloor): the least Netty code of the tunnel's shape with those flags, a memory reference."
+note "Long connections: LongConnLoad, $LONG_N connections to an echo backend over $LOAD_PROCS load processes, one 64-byte message per $((LONG_INTERVAL / 1000)) s each for ${LONG_S} s after $((LONG_WARMUP / 1000)) s of warm-up; percentiles from the processes' raw histograms merged."
+if [ -n "${MAIN_RAW:-}" ]; then
+  cp "$MAIN_RAW" "$RESULTS.main"; mv "$RESULTS.main" "$RESULTS"   # MAIN_RAW may be the file written below
+  note "The figures of this table are those of an earlier full run (MAIN_RAW); the sections below were measured in this one."
+fi
 bench_java dev.tunnel.bench.Report --results "$RESULTS" --meta "$META" --out "$OUT" --svg "$SVG"
 cp "$RESULTS" "${OUT%.md}-raw.txt"
+
+# ---- the other scripts' sections ----
+has_section() { [[ " $SECTIONS " == *" $1 "* ]]; }
+stop_all() { for p in "${PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; PIDS=(); }
+stop_all   # the backends above: the scripts below start their own
+if has_section link; then
+  log "bench/link.sh"
+  if [ $QUICK = 1 ]; then LINK_ENV="ROUNDS=1 IDLE_S=3 DL_S=6 PING_S=3 DLS=1"; else LINK_ENV="ROUNDS=3"; fi
+  if env $LINK_ENV OUT="$WORK/link.md" bench/link.sh > "$WORK/link.log" 2>&1; then
+    { echo; echo "## Latency under load on a shared link (\`bench/link.sh\`)"; echo
+      echo "Each client behind its own emulated home link: 80 ms RTT, 50 Mbit/s, ONE 512 KiB queue per direction shared by"
+      echo "every connection of that client (LinkEmulator --share). wrk -c2 keep-alive /ping on one proxy while downloads run"
+      echo "through another proxy of the same client; default configs."; echo
+      cat "$WORK/link.md"; } >> "$OUT"
+  else
+    log "bench/link.sh failed: $(tail -3 "$WORK/link.log" | tr '\n' ' ')"
+  fi
+fi
+if has_section vhost; then
+  log "bench/vhost.sh"
+  if [ $QUICK = 1 ]; then VHOST_ENV="ROUNDS=1 D=2 SIZE_MB=64 WARM=2"; else VHOST_ENV="ROUNDS=3"; fi
+  if env $VHOST_ENV bench/vhost.sh > "$WORK/vhost.txt" 2> "$WORK/vhost.log"; then
+    { echo; echo "## HTTP vhost (\`bench/vhost.sh\`)"; echo
+      echo "The vhost HTTP port against a \`tcp\` proxy of the same tunnel to the same nginx, and against nginx routing by Host in"
+      echo "front of that \`tcp\` proxy (what users run otherwise). Medians of interleaved rounds; in brackets the median ratio to \`tcp\`."; echo
+      echo "| figure | vhost | tcp proxy | nginx -> tcp proxy |"; echo "|---|---:|---:|---:|"
+      awk '$1 != "test" && NF == 4 {v[$1" "$2] = $3; r[$1" "$2] = $4; t[$1] = 1}
+        END {
+          n = split("ka ka-cpu-us close close-cpu-us down up", order, " ")
+          split("keep-alive req/s (wrk -c50)|  tunnel CPU per request, us|new connection per request, req/s|  tunnel CPU per request, us|1 GiB download, MB/s (sha256 checked)|1 GiB upload, MB/s (sha256 checked)", label, "|")
+          for (i = 1; i <= n; i++) { k = order[i]; if (!(k in t)) continue
+            printf "| %s |", label[i]
+            split("vhost tcp nginx", cols, " ")
+            for (c = 1; c <= 3; c++) { key = k" "cols[c]; if (key in v) printf " %s%s |", v[key] + 0, (r[key] == "-" ? "" : " (" r[key] + 0 "x)"); else printf " - |" }
+            printf "\n" } }' "$WORK/vhost.txt"; } >> "$OUT"
+  else
+    log "bench/vhost.sh failed: $(tail -3 "$WORK/vhost.log" | tr '\n' ' ')"
+  fi
+fi
+if has_section udp; then
+  log "bench/udp.sh"
+  if SKIP_BUILD=1 SECTION_OUT="$WORK/udp.md" bench/udp.sh --no-install $([ $QUICK = 1 ] && echo --quick) > "$WORK/udp.log" 2>&1; then
+    { echo; cat "$WORK/udp.md"; } >> "$OUT"
+  else
+    log "bench/udp.sh failed: $(tail -3 "$WORK/udp.log" | tr '\n' ' ')"
+  fi
+fi
+log "wrote $OUT ($(wc -c < "$OUT") bytes)"

@@ -8,7 +8,7 @@
 #       tree's target/ jars; OPTS_<name>="-D..." adds JVM options to one build's tunnels;
 #       CONF_<name>="transport.x = y" adds a line to both of its configs
 #   env: ROUNDS=3  SHARES="fifo fair"  COLS="tcp http tcphttp pool ssh"  DLS="1 4"
-#        IDLE_S=6 DL_S=12 PING_S=8 (seconds)  OUT=FILE (also write the tables there)  KEEP_WORK=1
+#        IDLE_S=8 DL_S=12 PING_S=8 (seconds)  OUT=FILE (also write the tables there)  KEEP_WORK=1
 #
 # The link: LinkEmulator --share fifo|fair between each tunnel-client (or ssh) and its server:
 # 80 ms RTT, 50 Mbit/s, ONE 512 KiB queue per direction shared by every TCP connection of that
@@ -33,7 +33,7 @@ ROOT=$PWD
 . bench/lib.sh
 ROUNDS=${ROUNDS:-3}; VARIANTS=${VARIANTS:-"now=."}; SHARES=${SHARES:-"fifo fair"}
 COLS=${COLS:-"tcp http tcphttp pool ssh"}; DLS=${DLS:-"1 4"}
-IDLE_S=${IDLE_S:-6}; DL_S=${DL_S:-12}; PING_S=${PING_S:-8}
+IDLE_S=${IDLE_S:-8}; DL_S=${DL_S:-12}; PING_S=${PING_S:-8}
 RATE_MBIT=50; DELAY_MS=40; QUEUE_KIB=512
 WORK=$(mktemp -d /tmp/tunnel-link.XXXXXX)
 PIDS=()
@@ -190,6 +190,7 @@ for share in $SHARES; do
         sleep 3
         ping_load $pp $ph $PING_S "$d/busy$n.$r"
         wait $dl || true
+        sleep 2   # what the download left in the link's queue and the tunnel drains before the next figure
         mbit=$(cat "$d/dl$n.$r" 2>/dev/null || echo 0)
         echo "$share $v $col $n $r $mbit" >> "$RES"
         log "round $r $share $v/$col, $n download(s): $mbit Mbit/s; /ping p50 $(awk '$1=="50%" {print $2}' "$d/busy$n.$r.wrk") idle $(awk '$1=="50%" {print $2}' "$d/idle.$r.wrk" 2>/dev/null || true)"

@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
-# UDP, stcp and sudp figures, side by side in one run, written into docs/benchmarks.md between
-# the "udp-bench" markers (the rest of the file is compare.sh's).
+# UDP, stcp and sudp figures, side by side in one run: a Markdown section printed at the end and
+# written to $SECTION_OUT if set (bench/compare.sh puts it into docs/benchmarks.md).
 #
 #   bench/udp.sh               full run, a few minutes (needs root for apt-get)
 #   bench/udp.sh --quick       small counts: checks that the harness works (writes to its work dir)
 #   options: --no-install (skip apt-get), SKIP_BUILD=1 (use the jars already built), KEEP_WORK=1,
-#   JAR_ROOT=DIR (the jars of another checkout, e.g. a baseline: built there first, and the
-#   section is written to the work dir, not to docs/)
+#   JAR_ROOT=DIR (the jars of another checkout, e.g. a baseline: built there first)
 #
 # Everything listens on 127.0.0.1 (free ports of 19800-19899 picked at start); every load is bounded in count and time.
 #   - UDP echo: 2,000 datagrams of 1,200 bytes (32 in flight) direct and through a udp proxy.
@@ -35,12 +34,10 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-COMMAND="bench/udp.sh"; [ $QUICK = 0 ] || COMMAND="$COMMAND --quick"
 if [ $QUICK = 1 ]; then D=2; IPERF_T=2; DNS_N=50; WARM_S=1; else D=10; IPERF_T=5; DNS_N=300; WARM_S=5; fi
 DELAY_MS=40
 
 WORK=$(mktemp -d /tmp/tunnel-udp-bench.XXXXXX)
-LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 log() { echo "[$(date +%T)] $*" >&2; }
 RESULTS=$WORK/results.txt; : > "$RESULTS"
 put() { echo "$1=$2" >> "$RESULTS"; log "  $1 = $2"; }
@@ -66,7 +63,6 @@ fi
 SERVER_JAR=$JAR_ROOT/tunnel-server/target/tunnel-server.jar
 CLIENT_JAR=$JAR_ROOT/tunnel-client/target/tunnel-client.jar
 BENCH_JAR=$ROOT/tunnel-bench/target/tunnel-bench.jar
-JARS_COMMIT=$(git -C "$JAR_ROOT" rev-parse --short HEAD)
 
 PIDS=()
 cleanup() {
@@ -294,12 +290,9 @@ added_lo=$(awk -v a="$dns_tunnel_p50_us" -v b="$dns_direct_p50_us" 'BEGIN { prin
 added_link=$(awk -v a="$dns_link_p50_us" -v b="$dns_direct_p50_us" 'BEGIN { printf "%.1f", (a - b) / 1000 }')
 SECTION=$WORK/udp-section.md
 cat > "$SECTION" <<MD
-<!-- udp-bench:begin (written by bench/udp.sh; the rest of this file is bench/compare.sh's) -->
-## UDP, stcp and sudp
+## UDP, stcp and sudp (\`bench/udp.sh\`)
 
-\`$COMMAND\`, $(date -u +%F), jars of commit $JARS_COMMIT, $(nproc) cores, load average
-before the run $LOAD_BEFORE (the machine is shared: compare the columns of one
-run, not runs). Default settings, TLS on, mux mode, one server, one provider client, one visitor.
+Default settings, TLS on, mux mode, one server, one provider client, one visitor.
 
 | figure | direct | through the tunnel | target |
 |---|---|---|---|
@@ -320,16 +313,6 @@ counted ${iperf_tunnel_rcvbuf_errors} machine-wide); the server itself dropped $
 queue toward iperf3). iperf3 counts only the gaps before the last datagram it got, so these can
 add up to more than its loss. CPU time during the ${IPERF_T} s run: server
 ${iperf_server_cpu_s} s, client ${iperf_client_cpu_s} s.
-<!-- udp-bench:end -->
 MD
-if [ $QUICK = 1 ] || [ "$JAR_ROOT" != "$ROOT" ]; then OUT=$WORK/benchmarks.md; cp docs/benchmarks.md "$OUT"; else OUT=docs/benchmarks.md; fi
-python3 - "$OUT" "$SECTION" <<'PY'
-import re, sys
-out, section = sys.argv[1], open(sys.argv[2]).read()
-text = open(out).read()
-pattern = re.compile(r"<!-- udp-bench:begin.*?<!-- udp-bench:end -->\n", re.S)
-text = pattern.sub(lambda m: section, text) if pattern.search(text) else text.rstrip("\n") + "\n\n" + section
-open(out, "w").write(text)
-PY
+[ -z "${SECTION_OUT:-}" ] || cp "$SECTION" "$SECTION_OUT"
 cat "$SECTION"
-log "written to $OUT"

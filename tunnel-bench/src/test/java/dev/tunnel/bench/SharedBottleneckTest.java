@@ -30,7 +30,7 @@ class SharedBottleneckTest {
     /** 2 MB/s. */
     private static final long RATE_BITS = 16_000_000;
     private static final long RATE_BYTES = RATE_BITS / 8;
-    /** A full queue at 1 MB/s: 250 ms. */
+    /** A full queue at the sparse tests' 0.5 MB/s: 500 ms. */
     private static final int QUEUE = 256 << 10;
 
     private final List<AutoCloseable> open = new ArrayList<>();
@@ -58,6 +58,7 @@ class SharedBottleneckTest {
     private Socket[] connect() throws IOException {
         Socket client = new Socket("127.0.0.1", link.port());
         Socket server = target.accept();
+        client.setTcpNoDelay(true); // a sparse byte leaves at once, not behind an ACK
         server.setSoTimeout(10_000);
         open.add(client);
         open.add(server);
@@ -132,14 +133,15 @@ class SharedBottleneckTest {
 
     @Test
     void aSparseFlowWaitsBehindTheBulkFlowsQueueInFifo() throws Exception {
-        start(Discipline.FIFO, RATE_BITS / 2);
-        assertThat(sparseDelayMillisBesideABulkFlow()).as("median ms, the 256 KiB queue drains in 250 ms").isGreaterThan(100);
+        start(Discipline.FIFO, RATE_BITS / 4);
+        assertThat(sparseDelayMillisBesideABulkFlow()).as("median ms, the 256 KiB queue drains in 500 ms").isGreaterThan(300);
     }
 
     @Test
     void aSparseFlowSkipsTheBulkFlowsQueueWhenFair() throws Exception {
-        start(Discipline.FAIR, RATE_BITS / 2);
-        assertThat(sparseDelayMillisBesideABulkFlow()).as("median ms, one packet of the bulk flow is 1.5 ms").isLessThan(30);
+        start(Discipline.FAIR, RATE_BITS / 4);
+        // one packet of the bulk flow is 3 ms; the rest of the bound is room for a busy machine
+        assertThat(sparseDelayMillisBesideABulkFlow()).as("median ms").isLessThan(150);
     }
 
     /** A bulk flow keeps the queue full; the median time one byte of another flow takes through the link. */

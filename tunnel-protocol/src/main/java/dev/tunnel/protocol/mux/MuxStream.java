@@ -26,8 +26,7 @@ import java.util.ArrayDeque;
  * WINDOW_UPDATE arrives; what it may send waits in the stream until the session's
  * {@link FrameScheduler} gives it a turn on the connection. {@link #isWritable()} is false while
  * anything waits, while the credit is zero, or while memory pressure squeezes the stream
- * ({@link StreamPressure}), and
- * {@link StreamHandler#onWritable()} says when to read again. It does not depend on the
+ * ({@link StreamPressure}), and {@link StreamHandler#onWritable()} says when to read again. It does not depend on the
  * connection's watermark: a stream whose bytes left may read again, and its next bytes wait
  * here, where a sparse stream can still go ahead of a backlogged one. On the receiving side, credit is
  * returned only through {@link #consumed(int)}: see {@link ReceiveWindow}.
