@@ -481,6 +481,39 @@ class MuxSessionTest {
         assertThat(sender.stream.isWritable()).isTrue();
     }
 
+    /**
+     * What waits below the scheduler is bounded (the connection's 64 KiB write watermark, set at
+     * start), so a keystroke written behind a 1 MiB download leaves behind at most that much of
+     * it, not behind the megabyte: the rest of the download waits in its stream, where the
+     * scheduler puts the sparse stream first.
+     */
+    @Test
+    void aKeystrokeLeavesBehindAtMost64KiBOfADownloadWrittenBeforeIt() {
+        MuxSettings roomy = new MuxSettings(4 << 20, 16 << 20); // credit is never what holds the download
+        pair = new MuxPair(roomy, roomy);
+        RecordingHandler download = pair.openFromServer();
+        RecordingHandler keystroke = pair.openFromServer();
+        pair.shuttle();
+        RecordingHandler downloadIn = pair.acceptedByClient.get(0).autoConsume();
+        RecordingHandler keystrokeIn = pair.acceptedByClient.get(1).autoConsume();
+
+        download.stream.write(Unpooled.wrappedBuffer(random(1 << 20, 21)));
+        keystroke.stream.write(Unpooled.wrappedBuffer(new byte[] {'k'}));
+        MuxPair.runTurn(pair.serverChannel); // flushes: each time the connection drains, the scheduler picks again
+        int downloadedFirst = -1;
+        ByteBuf out;
+        while ((out = pair.serverChannel.readOutbound()) != null) { // in the order they left, one at a time
+            pair.clientChannel.writeInbound(out);
+            if (downloadedFirst < 0 && keystrokeIn.receivedBytes() > 0) {
+                downloadedFirst = downloadIn.receivedBytes();
+            }
+        }
+        assertThat(downloadedFirst).as("download bytes that arrived before the keystroke")
+                .isBetween(0, 64 * 1024 + 4096);
+        pair.shuttle();
+        assertThat(downloadIn.receivedBytes()).isEqualTo(1 << 20);
+    }
+
     // ---- helpers ----
 
     /** Compares by length and SHA-256 so a mismatch reads as a short message, not a megabyte dump. */
