@@ -28,19 +28,16 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final ClientWorkConn.Settings workConns;
     private final int udpPacketSize;
     private final Collection<VisitorTarget> visitors;
-    private final LaneConnector lanes;
 
     /**
      * @param workConns how to open work connections in pool mode; null in mux mode
-     * @param lanes     opens the express lane's second connection; null when it is off
      */
     ClientChannelInitializer(Function<SocketChannel, io.netty.handler.ssl.SslHandler> tls, ClientIdentity identity,
                              ClientCredentials credentials, MuxSettings muxSettings, int heartbeatInterval, int heartbeatTimeout,
                              ProxyManager proxies, SessionListener listener, ChannelGroup localConns,
                              ClientWorkConn.Settings workConns, int udpPacketSize,
-                             Collection<VisitorTarget> visitors, LaneConnector lanes) {
+                             Collection<VisitorTarget> visitors) {
         this.visitors = visitors;
-        this.lanes = lanes;
         this.udpPacketSize = udpPacketSize;
         this.localConns = localConns;
         this.workConns = workConns;
@@ -68,6 +65,6 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
             p.addLast(TunnelPipeline.WORK_CONNS, new WorkConnector(workConns, proxies, localConns));
         }
         p.addLast(TunnelPipeline.CONTROL, new ClientControlHandler(identity, credentials, mux, heartbeat, proxies, listener,
-                tls != null, new VisitorListeners(visitors, localConns, udpPacketSize), lanes));
+                tls != null, new VisitorListeners(visitors, localConns, udpPacketSize)));
     }
 }

@@ -59,17 +59,14 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
     private String serverVersion = "";
     private final VisitorListeners visitors;
     private final String user;
-    private final LaneConnector lanes;
 
     /**
      * @param visitors the visitors' local ports, bound while this connection is logged in
-     * @param lanes    opens the session's bulk lane when the server offers it; null when off
      */
     ClientControlHandler(ClientIdentity identity, ClientCredentials credentials, MuxSession mux, Heartbeat heartbeat,
                          ProxyManager proxies, SessionListener listener, boolean tls,
-                         VisitorListeners visitors, LaneConnector lanes) {
+                         VisitorListeners visitors) {
         this.visitors = visitors;
-        this.lanes = lanes;
         this.user = credentials.user();
         this.identity = identity;
         this.credentials = credentials;
@@ -221,9 +218,6 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
         loggedIn = true;
         heartbeat.start(ctx.pipeline().context(TunnelPipeline.HEARTBEAT));
         listener.loggedIn(result.sessionId());
-        if (lanes != null && serverCapabilities.contains(Capabilities.EXPRESS_LANE)) {
-            lanes.open(mux, new SessionKey(result.sessionId(), exchange.proofKey()), exchange.seenBinding());
-        }
         visitors.start(new VisitorStreams(mux, exchange.serverNonce(), user));
     }
 

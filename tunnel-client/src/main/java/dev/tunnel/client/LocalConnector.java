@@ -1,12 +1,12 @@
 package dev.tunnel.client;
 
-import dev.tunnel.runtime.BurstLog;
 import dev.tunnel.client.proxy.StreamDialer;
 import dev.tunnel.protocol.ResetCode;
 import dev.tunnel.protocol.mux.MuxStream;
 import dev.tunnel.protocol.mux.StreamAcceptor;
-import dev.tunnel.protocol.mux.StreamRelay;
+import dev.tunnel.protocol.relay.StreamRelay;
 import dev.tunnel.protocol.transport.Failures;
+import dev.tunnel.runtime.BurstLog;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.EventLoop;
 import io.netty.channel.group.ChannelGroup;
@@ -28,8 +28,8 @@ import org.slf4j.LoggerFactory;
  * ({@link PacedStarts}); the others wait in order, their relays holding any early bytes, and a
  * stream reset meanwhile is never connected.
  *
- * <p>Threading: runs on the session's event loop; local connections are registered on it (a stream
- * that moves to the bulk lane later takes its connection to the lane's loop).
+ * <p>Threading: runs on the session's event loop; local connections are registered on it for
+ * their whole life.
  */
 final class LocalConnector implements StreamAcceptor {
     private static final Logger log = LoggerFactory.getLogger(LocalConnector.class);

@@ -201,11 +201,6 @@ final class LoginExchange {
                 + describeSeen() + "): refusing it, as something may be intercepting the connection";
     }
 
-    /** The binding of the certificate this login was made with (after {@link #challenged}). */
-    ChannelBinding seenBinding() {
-        return seen;
-    }
-
     /** How errors name the certificate this connection saw. */
     String describeSeen() {
         return seen == null || seen.isNone() ? "no TLS" : "server certificate " + seen.fingerprint();

@@ -3,6 +3,7 @@ package dev.tunnel.client;
 import dev.tunnel.client.config.ClientConfig;
 import dev.tunnel.client.config.ProxyConfig;
 import dev.tunnel.client.proxy.ClientProxyTypes;
+import dev.tunnel.config.MuxTransportConfig;
 import dev.tunnel.protocol.ControlFrame;
 import dev.tunnel.protocol.ControlMessage.Goodbye;
 import dev.tunnel.protocol.ControlMessage.LoginResult;
@@ -126,6 +127,9 @@ public final class TunnelClient implements AutoCloseable {
                 tls.trustedCaFile != null && !tls.trustedCaFile.isEmpty())
                 : null;
         log.info("I/O transport: {}", Transports.use(config.transport.ioUring));
+        if (config.transport.tcpMuxExpressLane != null) {
+            log.warn(MuxTransportConfig.EXPRESS_LANE_IGNORED);
+        }
         EventLoopGroup group = Transports.newGroup(config.transport.eventLoopThreads, "tunnel-client");
         ProxyManager proxies = new ProxyManager(types, group);
         try {
@@ -277,8 +281,6 @@ public final class TunnelClient implements AutoCloseable {
                 t.connectServerLocalIP.isEmpty() ? null : new InetSocketAddress(t.connectServerLocalIP, 0),
                 t.dialServerKeepalive);
         ClientWorkConn.Settings workConns = t.tcpMux ? null : server;
-        LaneConnector lanes = t.tcpMux && t.tcpMuxExpressLane
-                ? new LaneConnector(server, t.heartbeatTimeout, t.sendBufferSize, t.receiveBufferSize) : null;
         Bootstrap bootstrap = new Bootstrap()
                 .group(group)
                 .channel(Transports.socketChannel())
@@ -290,7 +292,7 @@ public final class TunnelClient implements AutoCloseable {
                         MuxSettings.configured(t.tcpMuxInitialWindow, t.tcpMuxMaxWindow, t.tcpMuxSessionWindow),
                         pingInterval(t),
                         t.heartbeatTimeout, proxies, new Listener(), localConns, workConns, config.udpPacketSize,
-                        visitors, lanes));
+                        visitors));
         KeepAlive.apply(bootstrap, t.dialServerKeepalive);
         if (t.sendBufferSize > 0) {
             bootstrap.option(ChannelOption.SO_SNDBUF, t.sendBufferSize);

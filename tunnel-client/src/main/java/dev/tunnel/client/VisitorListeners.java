@@ -1,7 +1,7 @@
 package dev.tunnel.client;
 
 import dev.tunnel.protocol.mux.MuxStream;
-import dev.tunnel.protocol.mux.StreamRelay;
+import dev.tunnel.protocol.relay.StreamRelay;
 import dev.tunnel.protocol.transport.Transports;
 import dev.tunnel.protocol.udp.UdpFront;
 import dev.tunnel.protocol.udp.UdpLimits;

@@ -23,14 +23,6 @@ public final class Capabilities {
     public static final String OPTIONS = "options";
 
     /**
-     * A second connection per mux session, joined with {@code JOIN_LANE}: control frames and
-     * sparse streams on the first (the express lane), streams that turned bulk moved whole to the
-     * second with a {@link LaneFrame} request and a marker from each side. Used only when both list
-     * it. (A peer that lists {@code mux.expressLane}, the earlier scheme where a stream's control
-     * frames stayed on the express lane, uses no lane with this one.)
-     */
-    public static final String EXPRESS_LANE = "mux.expressLane2";
-    /**
      * An OPEN frame may carry the stream's first bytes ({@link Frame#FLAG_DATA}): the receiver
      * decodes it as OPEN then DATA. Each side lists it when it accepts such frames, and folds its
      * own OPENs only when the other listed it.

@@ -3,7 +3,6 @@ package dev.tunnel.protocol;
 import dev.tunnel.protocol.ControlMessage.Challenge;
 import dev.tunnel.protocol.ControlMessage.CloseProxy;
 import dev.tunnel.protocol.ControlMessage.Goodbye;
-import dev.tunnel.protocol.ControlMessage.JoinLane;
 import dev.tunnel.protocol.ControlMessage.Login;
 import dev.tunnel.protocol.ControlMessage.LoginResult;
 import dev.tunnel.protocol.ControlMessage.NewProxy;
@@ -42,7 +41,7 @@ public final class ControlCodec {
     static final int NEW_WORK_CONN = 10;
     static final int START_WORK_CONN = 11;
     static final int GOODBYE = 12;
-    static final int JOIN_LANE = 13;
+    // kind 13 is reserved (an earlier release's JOIN_LANE): never reuse it
     /** {@link ReqWorkConn} with nonces: sent only to a client that listed {@link Capabilities#ISSUED_NONCES}. */
     static final int REQ_WORK_CONN_ISSUED = 14;
     /** {@link NewWorkConn} answering an issued nonce: sent only to a server that issued it. */
@@ -129,12 +128,6 @@ public final class ControlCodec {
             out.writeByte(START_WORK_CONN);
             out.writeInt(m.proxyId());
             writeString(out, m.source());
-        } else if (message instanceof JoinLane m) {
-            out.writeByte(JOIN_LANE);
-            writeString(out, m.sessionId());
-            out.writeLong(m.timestampMillis());
-            writeString(out, m.nonce());
-            writeString(out, m.proof());
         } else if (message instanceof PakeHello m) {
             out.writeByte(PAKE_HELLO);
             writeString(out, m.user());
@@ -177,7 +170,6 @@ public final class ControlCodec {
                     readNonEmpty(in, "issued nonce"));
             case START_WORK_CONN -> new StartWorkConn(readInt(in), readString(in));
             case GOODBYE -> new Goodbye(readString(in));
-            case JOIN_LANE -> new JoinLane(readString(in), readLong(in), readString(in), readString(in));
             case PAKE_HELLO -> new PakeHello(readString(in), readString(in));
             case PAKE_CHALLENGE -> new PakeChallenge(readString(in), readString(in));
             default -> throw new ProtocolException("unknown control message kind " + kind);

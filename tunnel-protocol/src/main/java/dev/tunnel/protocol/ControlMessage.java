@@ -163,16 +163,6 @@ public sealed interface ControlMessage {
     }
 
     /**
-     * Client to server, mux mode with {@link Capabilities#EXPRESS_LANE}: the first message on
-     * the session's second connection (its bulk lane), the answer to the server's preface and
-     * {@link Challenge} on it, as {@link NewWorkConn} is in pool mode. {@code proof} is
-     * {@link dev.tunnel.protocol.auth.ConnectionProof#LANE} over the session id and both nonces;
-     * {@code timestampMillis} is informational. A session takes one bulk lane.
-     */
-    record JoinLane(String sessionId, long timestampMillis, String nonce, String proof) implements ControlMessage {
-    }
-
-    /**
      * Server to client on a pooled work connection: a public connection for proxy
      * {@code proxyId} from {@code source} rides this connection. The frame is the last one on it:
      * every byte after it, both ways, belongs to the public connection.

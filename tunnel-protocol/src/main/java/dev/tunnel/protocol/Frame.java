@@ -13,7 +13,7 @@ package dev.tunnel.protocol;
  * Control frames travel on stream 0; the others name a stream. See {@code docs/protocol.md}.
  */
 public sealed interface Frame
-        permits ControlFrame, OpenFrame, DataFrame, WindowUpdateFrame, ResetFrame, LaneFrame {
+        permits ControlFrame, OpenFrame, DataFrame, WindowUpdateFrame, ResetFrame {
 
     int HEADER_LENGTH = 10;
 
@@ -22,8 +22,6 @@ public sealed interface Frame
     byte TYPE_DATA = 0x11;
     byte TYPE_WINDOW_UPDATE = 0x12;
     byte TYPE_RESET = 0x13;
-    /** {@link LaneFrame}: only to a peer that listed {@link Capabilities#EXPRESS_LANE}. */
-    byte TYPE_LANE = 0x14;
 
     /** DATA flag, and OPEN flag with {@link #FLAG_DATA}: the sender will send nothing more on this stream (half-close). */
     byte FLAG_FIN = 0x01;
@@ -32,8 +30,6 @@ public sealed interface Frame
      * peer that listed {@link Capabilities#OPEN_DATA}.
      */
     byte FLAG_DATA = 0x02;
-    /** LANE flag: a request to move the stream to the bulk lane, not a marker ({@link LaneFrame#request}). */
-    byte FLAG_MOVE_REQUEST = 0x01;
 
     /** The stream this frame belongs to; 0 for control frames. */
     int streamId();

@@ -243,12 +243,6 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
                 }
                 max = 4;
             }
-            case Frame.TYPE_LANE -> {
-                if (length != 0) {
-                    throw new ProtocolException("lane frame has length " + length + " (expected 0)");
-                }
-                max = 0;
-            }
             default -> throw new ProtocolException("unknown frame type 0x" + Integer.toHexString(type & 0xff));
         }
         if (type != Frame.TYPE_CONTROL && streamId == 0) {
@@ -271,7 +265,6 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
                 yield new WindowUpdateFrame(streamId, increment);
             }
             case Frame.TYPE_RESET -> new ResetFrame(streamId, in.readInt());
-            case Frame.TYPE_LANE -> new LaneFrame(streamId, (flags & Frame.FLAG_MOVE_REQUEST) != 0);
             case Frame.TYPE_OPEN -> decodeOpen(streamId, in);
             default -> new ControlFrame(ControlCodec.decode(in));
         };

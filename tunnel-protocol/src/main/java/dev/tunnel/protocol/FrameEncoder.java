@@ -53,9 +53,6 @@ public final class FrameEncoder extends MessageToMessageEncoder<Frame> {
             } else if (frame instanceof ResetFrame r) {
                 type = Frame.TYPE_RESET;
                 buf.writeInt(r.code());
-            } else if (frame instanceof LaneFrame lane) {
-                type = Frame.TYPE_LANE;
-                flags = lane.request() ? Frame.FLAG_MOVE_REQUEST : 0;
             } else if (frame instanceof OpenFrame o) {
                 type = Frame.TYPE_OPEN;
                 writeOpenFields(buf, o);

@@ -1,6 +1,5 @@
 package dev.tunnel.protocol;
 
-import dev.tunnel.protocol.mux.BulkLane;
 import dev.tunnel.protocol.mux.Heartbeat;
 import dev.tunnel.protocol.mux.MuxSession;
 import io.netty.channel.ChannelPipeline;
@@ -39,19 +38,6 @@ import java.util.concurrent.TimeUnit;
  * In pool mode ({@code transport.tcpMux = false}) the client adds {@code workConns}: it opens
  * work connections when the server asks ({@code REQ_WORK_CONN}).
  *
- * <h3>Bulk lane (mux mode with the express lane), after its join</h3>
- * <pre>
- *  server:  socket ─▶ [tls] ─▶ frameDecoder ─▶ frameEncoder ─▶ idle ─▶ bulkMux ─▶ bulkLane
- *  client:  socket ─▶ [tls] ─▶ frameDecoder ─▶ frameEncoder ─▶ idle ─▶ bulkMux ─▶ bulkLane
- * </pre>
- * A session's second connection. It starts as any tunnel connection on the server; a
- * {@code laneAcceptor} next to {@code control} sees {@code JOIN_LANE} with a valid proof and
- * puts {@code bulkMux} and {@code bulkLane} (a {@link dev.tunnel.protocol.mux.BulkLane}) in place
- * of itself and {@code control}. The client's lane starts with {@code preface} and
- * {@code laneJoin}, which answers the challenge and removes itself. {@code bulkMux} is the
- * session's bulk owner ({@link MuxSession#newBulkOwner}), which carries the streams that moved to
- * the lane, on the lane's loop; {@code bulkLane} drops its pongs and closes the lane on errors.
- *
  * <h3>Work connection (pool mode), idle in the pool</h3>
  * <pre>
  *  server:  socket ─▶ [tls] ─▶ frameEncoder ─▶ workConn
@@ -76,7 +62,7 @@ import java.util.concurrent.TimeUnit;
  * {@code bandwidth} (a {@link dev.tunnel.protocol.relay.ReadLimiter}) paces the socket's reads
  * when its proxy sets {@code transport.bandwidthLimit}: on the local-app connection in
  * {@code "client"} mode, on the public connection in {@code "server"} mode.
- * {@code relay} is a {@link dev.tunnel.protocol.mux.StreamRelay} in mux mode, a
+ * {@code relay} is a {@link dev.tunnel.protocol.relay.StreamRelay} in mux mode, a
  * {@link dev.tunnel.protocol.relay.PipeRelay} in pool mode: raw bytes, no codec, so nothing is
  * copied between the socket and the stream or the work connection. Every such socket gets its
  * options from {@link dev.tunnel.protocol.relay.RelayedSockets}.
@@ -116,10 +102,6 @@ public final class TunnelPipeline {
     public static final String WORK_CONN_ACCEPTOR = "workConnAcceptor";
     public static final String WORK_CONNS = "workConns";
     public static final String WORK_CONN = "workConn";
-    public static final String LANE_ACCEPTOR = "laneAcceptor";
-    public static final String LANE_JOIN = "laneJoin";
-    public static final String BULK_MUX = "bulkMux";
-    public static final String BULK_LANE = "bulkLane";
     public static final String HTTP_CODEC = "httpCodec";
     public static final String VHOST = "vhost";
     public static final String SNI = "sni";
@@ -150,8 +132,7 @@ public final class TunnelPipeline {
     public static void addServerHandshake(ChannelPipeline p) {
         p.addLast(PREFACE, new PrefaceDecoder());
         p.addLast(CONTROL_DECODER, new ControlFrameDecoder(
-                m -> m instanceof ControlMessage.Login || m instanceof ControlMessage.NewWorkConn
-                        || m instanceof ControlMessage.JoinLane));
+                m -> m instanceof ControlMessage.Login || m instanceof ControlMessage.NewWorkConn));
         p.addLast(FRAME_ENCODER, ENCODER);
     }
 
@@ -174,34 +155,6 @@ public final class TunnelPipeline {
      */
     public static void endHandshake(ChannelPipeline p) {
         p.remove(CONTROL_DECODER);
-    }
-
-    /**
-     * The client's bulk lane, after TLS: {@code preface}, {@code frameDecoder},
-     * {@code frameEncoder} and {@code idle}. The caller adds {@code laneJoin}, {@code bulkMux} and
-     * {@code bulkLane}.
-     */
-    public static void addClientLane(ChannelPipeline p, int heartbeatTimeout) {
-        p.addLast(PREFACE, new PrefaceDecoder());
-        p.addLast(FRAME_DECODER, new FrameDecoder());
-        p.addLast(FRAME_ENCODER, ENCODER);
-        p.addLast(IDLE, idle(heartbeatTimeout));
-    }
-
-    /**
-     * The server's connection joined a session as its bulk lane, and the caller took
-     * {@code control} out: {@code frameDecoder} after {@code controlDecoder}, {@code idle},
-     * {@code bulkMux} ({@code owner}) and {@code bulkLane} in place of {@code laneAcceptor}; then
-     * {@code controlDecoder} goes, handing
-     * what the client sent behind its join to {@code frameDecoder}. Event loop only (the loop the
-     * lane runs on from now on: {@code idle}'s timer is scheduled there).
-     */
-    public static void joinServerLane(ChannelPipeline p, MuxSession owner, BulkLane lane, int heartbeatTimeout) {
-        p.addAfter(CONTROL_DECODER, FRAME_DECODER, new FrameDecoder());
-        p.addBefore(LANE_ACCEPTOR, IDLE, idle(heartbeatTimeout));
-        p.addBefore(LANE_ACCEPTOR, BULK_MUX, owner);
-        p.replace(LANE_ACCEPTOR, BULK_LANE, lane);
-        endHandshake(p);
     }
 
     /**

@@ -75,7 +75,6 @@ class FrameCodecTest {
                 new ControlMessage.NewWorkConn("42", 1_700_000_000_123L, "nonce", "proof-" + UNICODE),
                 ControlMessage.ReqWorkConn.issued(List.of("a".repeat(64), "b".repeat(64))),
                 new ControlMessage.NewWorkConn("42", 1_700_000_000_123L, "nonce", "proof", "c".repeat(64)),
-                new ControlMessage.JoinLane("42", 1_700_000_000_123L, "nonce", "proof-" + UNICODE),
                 new ControlMessage.StartWorkConn(7, "203.0.113.9:51234"),
                 new ControlMessage.PakeHello("alice-" + UNICODE, "QUJD"),
                 new ControlMessage.PakeChallenge("c2FsdA==", "REVG"),
@@ -157,25 +156,23 @@ class FrameCodecTest {
                 new WindowUpdateFrame(3, 1),
                 new WindowUpdateFrame(4, Integer.MAX_VALUE),
                 new ResetFrame(5, ResetCode.FLOW_CONTROL_ERROR),
-                new ResetFrame(-1, -1),
-                new LaneFrame(7), new LaneFrame(9, true));
+                new ResetFrame(-1, -1));
         assertThat(decoded).containsExactly(
                 new OpenFrame(1, 42, "203.0.113.9:51234 " + UNICODE),
                 new OpenFrame(2, 0, ""),
                 new WindowUpdateFrame(3, 1),
                 new WindowUpdateFrame(4, Integer.MAX_VALUE),
                 new ResetFrame(5, ResetCode.FLOW_CONTROL_ERROR),
-                new ResetFrame(-1, -1),
-                new LaneFrame(7), new LaneFrame(9, true));
+                new ResetFrame(-1, -1));
     }
 
     @Test
-    void aLaneFrameWithAPayloadIsRejectedFromTheHeaderAlone() {
+    void aLaneFrameOfAnEarlierReleaseIsAnUnknownFrameType() {
         EmbeddedChannel decoder = channel(new FrameDecoder());
-        ByteBuf header = header(Frame.TYPE_LANE, 0, 7, 1);
+        ByteBuf header = header((byte) 0x14, 0, 7, 0);
         assertThatThrownBy(() -> decoder.writeInbound(header))
                 .isInstanceOf(ProtocolException.class)
-                .hasMessage("lane frame has length 1 (expected 0)");
+                .hasMessage("unknown frame type 0x14");
     }
 
     /** Sizes around the encoder's 1024-byte copy threshold, an empty FIN, and a 64 KiB chunk. */

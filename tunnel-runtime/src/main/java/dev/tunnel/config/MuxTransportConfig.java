@@ -8,6 +8,9 @@ import java.util.List;
  * Each side's table extends this with its own keys.
  */
 public class MuxTransportConfig {
+    /** What a side logs when the file sets {@link #tcpMuxExpressLane}. */
+    public static final String EXPRESS_LANE_IGNORED = "transport.tcpMuxExpressLane is ignored: a session carries"
+            + " every stream on one connection and sends sparse streams first; remove the key";
     /** The largest per-stream receive window either side accepts, in bytes. */
     public static final int MAX_WINDOW = 1_073_741_824;
 
@@ -33,6 +36,11 @@ public class MuxTransportConfig {
     public int receiveBufferSize = 0;
     /** Tunnel extension: event-loop threads (0..256); 0 = one per available core. */
     public int eventLoopThreads = 0;
+    /**
+     * Accepted and ignored, with a warning ({@link #EXPRESS_LANE_IGNORED}), so that files written
+     * for releases with a second connection per session still load. Null when the file does not set it.
+     */
+    public Boolean tcpMuxExpressLane;
     /** Tunnel extension: io_uring for all sockets: on (required; not with tcpMux = false), off or auto (epoll for now). */
     public String ioUring = "auto";
 

@@ -54,7 +54,7 @@ final class ClientSession implements ProxySession {
 
     private final String id;
     private final String user;
-    /** The user the client logged in as: its work connection, lane and visitor proofs are keyed with it. */
+    /** The user the client logged in as: its work connection and visitor proofs are keyed with it. */
     private final String loginUser;
     private final Map<String, String> metas;
     private final String proofKey;
@@ -149,7 +149,7 @@ final class ClientSession implements ProxySession {
 
     /**
      * Whether {@code proof} answers the challenge {@code serverNonce} sent on a further connection
-     * of this session (a work connection, its bulk lane): keyed with the session's proof key (the
+     * of this session (a work connection): keyed with the session's proof key (the
      * account's token, or the PAKE login's session key) and the user the client logged in as, bound to this server's certificate {@code own} or, on a
      * connection without TLS, to none (a plaintext client binds to nothing, as a login may).
      */
@@ -186,7 +186,7 @@ final class ClientSession implements ProxySession {
 
     /**
      * Call before the login result is written: registers the session (evicting a ghost), so that
-     * a bulk lane or work connection the client opens as soon as it reads the result finds it.
+     * a work connection the client opens as soon as it reads the result finds it.
      */
     void register() {
         ghostGone = server.sessions().register(this);

@@ -24,14 +24,11 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final MuxSettings muxSettings;
     private final int heartbeatTimeout;
     private final int keepaliveInterval;
-    private final boolean expressLane;
     private final ConnectionGate gate;
 
-    /** @param expressLane offer clients the express lane (mux mode, {@code transport.tcpMuxExpressLane}) */
     ServerChannelInitializer(ServerContext context, SslContext sslContext, boolean tlsForce, MuxSettings muxSettings,
-                             int heartbeatTimeout, int keepaliveInterval, boolean expressLane, ConnectionGate gate) {
+                             int heartbeatTimeout, int keepaliveInterval, ConnectionGate gate) {
         this.gate = gate;
-        this.expressLane = expressLane && context.tcpMux();
         this.context = context;
         this.sslContext = sslContext;
         this.tlsForce = tlsForce;
@@ -58,14 +55,12 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
         }
         if (!context.tcpMux()) {
             p.addLast(TunnelPipeline.WORK_CONN_ACCEPTOR, new WorkConnAcceptor(context, nonce));
-        } else if (expressLane) {
-            p.addLast(TunnelPipeline.LANE_ACCEPTOR, new LaneAcceptor(context, nonce, heartbeatTimeout));
         }
         VisitorStreamAcceptor visitors = new VisitorStreamAcceptor();
         MuxSession mux = new MuxSession(true, muxSettings, visitors);
         Heartbeat heartbeat = new Heartbeat(mux, keepaliveInterval, heartbeatTimeout);
         p.addLast(TunnelPipeline.CONTROL, new ServerControlHandler(context, mux, heartbeat, heartbeatTimeout, nonce,
-                visitors, expressLane));
+                visitors));
     }
 
     /**

@@ -21,16 +21,13 @@ import io.netty.channel.group.ChannelGroup;
  * @param caps  public connections per proxy and per remote address
  * @param plugins the {@code [[httpPlugins]]} asked before logins, proxies and connections go ahead
  * @param names the proxy names taken over every session, and {@code maxProxiesPerClient}
- * @param bulkLoops the loops that run the sessions' bulk lanes (mux mode with the express lane),
- *                  apart from the loops of the sessions themselves; null: another loop of the
- *                  session's group
  */
 record ServerContext(String token, boolean tcpMux, PortRegistry ports, String proxyBindAddr, String version,
                      int loginTimeoutSeconds, Credentials credentials, LoginAuthenticator authenticator,
                      LoginThrottle throttle, int maxStreamsPerClient, PoolSettings pool, SessionRegistry sessions,
                      ChannelGroup publicConns, ServerProxyTypes types, LoginThrottle visitorThrottle,
                      ServerStats stats, ConnectionCaps caps, boolean detailedErrors,
-                     ServerPlugins plugins, EventLoopGroup bulkLoops, ProxyNames names) {
+                     ServerPlugins plugins, ProxyNames names) {
 
     /**
      * @param maxPoolCount           most idle work connections kept per client

@@ -65,7 +65,6 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
     private final int heartbeatTimeout;
     private final ServerNonce challenge;
     private final VisitorStreamAcceptor visitors;
-    private final boolean expressLane;
     private ClientSession session;
     private boolean prefaceSeen;
     /** The client's preface came in this read: greet it (preface, challenge) when the read ends. */
@@ -79,17 +78,15 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
      */
     ServerControlHandler(ServerContext server, MuxSession mux, Heartbeat heartbeat, int heartbeatTimeout,
                          ServerNonce challenge) {
-        this(server, mux, heartbeat, heartbeatTimeout, challenge, null, false);
+        this(server, mux, heartbeat, heartbeatTimeout, challenge, null);
     }
 
     /**
-     * @param visitors    takes the visitor streams the client opens once it logged in; null refuses them
-     * @param expressLane offer the express lane ({@code mux.expressLane}); a {@link LaneAcceptor} takes the joins
+     * @param visitors takes the visitor streams the client opens once it logged in; null refuses them
      */
     ServerControlHandler(ServerContext server, MuxSession mux, Heartbeat heartbeat, int heartbeatTimeout,
-                         ServerNonce challenge, VisitorStreamAcceptor visitors, boolean expressLane) {
+                         ServerNonce challenge, VisitorStreamAcceptor visitors) {
         this.visitors = visitors;
-        this.expressLane = expressLane;
         this.server = server;
         this.mux = mux;
         this.heartbeat = heartbeat;
@@ -315,10 +312,6 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
                     address));
         }
         List<String> capabilities = capabilities();
-        if (expressLane) {
-            mux.allowLanes();
-            capabilities.add(Capabilities.EXPRESS_LANE);
-        }
         session.register();
         ctx.writeAndFlush(new ControlFrame(new LoginResult(LoginResult.OK, "", server.version(), id,
                 mux.settings().initialWindow(), verdict.serverProof(), capabilities, Options.EMPTY)));

@@ -9,8 +9,8 @@ import io.netty.channel.ChannelHandlerContext;
 /**
  * The server's greeting on one connection, its preface and the nonce of its one
  * {@code CHALLENGE}, shared by the handlers that may answer it: a login
- * ({@link ServerControlHandler}), or a work connection ({@link WorkConnAcceptor}) in pool mode,
- * or a lane join ({@link LaneAcceptor}). Whichever takes the nonce first uses it; it is never
+ * ({@link ServerControlHandler}), or a work connection ({@link WorkConnAcceptor}) in pool mode.
+ * Whichever takes the nonce first uses it; it is never
  * used twice. A work connection that proves itself with a nonce issued ahead
  * ({@link IssuedNonces}) needs no challenge: once it {@linkplain #answeredAhead says so}, none is
  * sent, and the preface goes out with the first thing written to it.

@@ -27,8 +27,6 @@ import java.util.concurrent.ConcurrentHashMap;
 final class SessionRegistry {
     private final Map<String, ClientSession> byId = new ConcurrentHashMap<>();
     private final Map<String, ClientSession> byRunId = new ConcurrentHashMap<>();
-    /** Sessions closed for new work (the client said goodbye) whose connection still drains streams. */
-    private final Map<String, ClientSession> draining = new ConcurrentHashMap<>();
     /** Logged-in sessions per client address. */
     private final Map<InetAddress, Integer> addresses = new ConcurrentHashMap<>();
     /** {@code user + "." + clientID} of the clients that set one, and who holds it. */
@@ -76,26 +74,12 @@ final class SessionRegistry {
     void unregister(ClientSession session) {
         if (byId.remove(session.id(), session)) {
             count(session, -1);
-            if (session.mux().channel().isActive()) {
-                draining.put(session.id(), session);
-                session.mux().channel().closeFuture().addListener(f -> draining.remove(session.id(), session));
-            }
         }
         byRunId.remove(session.runId(), session);
         if (!session.rawClientId().isEmpty()) {
             clientIds.computeIfPresent(session.user() + "." + session.rawClientId(),
                     (key, holder) -> holder.sessionId().equals(session.id()) ? null : holder);
         }
-    }
-
-    /**
-     * The session a bulk lane asks to join: a logged-in one, or one that is leaving while its
-     * streams drain (its client may have opened the lane just before it said goodbye, and losing
-     * a lane ends a session).
-     */
-    ClientSession findForLane(String sessionId) {
-        ClientSession session = byId.get(sessionId);
-        return session != null ? session : draining.get(sessionId);
     }
 
     /** Whether a client at {@code address} is logged in now. Any thread. */
@@ -119,9 +103,8 @@ final class SessionRegistry {
     /**
      * The loop of {@code current}'s group that runs the fewest logged-in sessions, {@code current}
      * itself on a tie: where a new session should run, so that sessions spread over the loops
-     * however their connections happened to be accepted (each client's bulk lane takes an accept
-     * too, so taking turns per accept would put every session on the same loop of two). Two
-     * logins at the same moment may both pick one loop.
+     * however their connections happened to be accepted. Two logins at the same moment may both
+     * pick one loop.
      */
     EventLoop quietestLoop(EventLoop current) {
         if (current.parent() == null) {

@@ -1,5 +1,6 @@
 package dev.tunnel.server;
 
+import dev.tunnel.config.MuxTransportConfig;
 import dev.tunnel.protocol.auth.ChannelBinding;
 import dev.tunnel.protocol.auth.PakeMode;
 import dev.tunnel.protocol.mux.MemoryLimit;
@@ -52,18 +53,15 @@ public final class TunnelServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TunnelServer.class);
 
     private final EventLoopGroup workerGroup;
-    /** Loops of the sessions' bulk lanes and the streams that moved there, or null (no express lane). */
-    private final EventLoopGroup bulkGroup;
     private final Channel listener;
     private final ServerContext context;
     private final int drainTimeoutSeconds;
     private final WebServer web;
 
-    private TunnelServer(EventLoopGroup workerGroup, EventLoopGroup bulkGroup, Channel listener, ServerContext context,
+    private TunnelServer(EventLoopGroup workerGroup, Channel listener, ServerContext context,
                          int drainTimeoutSeconds, WebServer web) {
         this.web = web;
         this.workerGroup = workerGroup;
-        this.bulkGroup = bulkGroup;
         this.listener = listener;
         this.context = context;
         this.drainTimeoutSeconds = drainTimeoutSeconds;
@@ -83,11 +81,10 @@ public final class TunnelServer implements AutoCloseable {
                 TlsFilesConfig.path(config.transport.tls.selfSignedDir));
         SslContext ssl = tls.context();
         log.info("I/O transport: {}", Transports.use(config.transport.ioUring));
+        if (config.transport.tcpMuxExpressLane != null) {
+            log.warn(MuxTransportConfig.EXPRESS_LANE_IGNORED);
+        }
         EventLoopGroup workerGroup = Transports.newGroup(config.transport.eventLoopThreads, "tunnel-worker");
-        // bulk lanes run beside the sessions' loops, not on them: a download of one client then
-        // delays neither its own session's other streams nor another client's session
-        EventLoopGroup bulkGroup = config.transport.tcpMux && config.transport.tcpMuxExpressLane
-                ? Transports.newGroup(config.transport.eventLoopThreads, "tunnel-bulk") : null;
         try {
             PortRegistry ports = new PortRegistry();
             Credentials credentials = new Credentials(config);
@@ -106,7 +103,7 @@ public final class TunnelServer implements AutoCloseable {
                     TimeUnit.SECONDS.toMillis(config.auth.failedLoginBlockSeconds), System::currentTimeMillis), stats,
                     new ConnectionCaps(config.transport.maxConnectionsPerProxy, config.transport.maxConnectionsPerIP,
                             stats::connectionRefused), config.detailedErrorsToClient,
-                    ServerPlugins.of(config.httpPlugins, workerGroup), bulkGroup,
+                    ServerPlugins.of(config.httpPlugins, workerGroup),
                     new ProxyNames(config.maxProxiesPerClient));
             openTypes(types, new ServerEnvironment(config, workerGroup, publicConns, stats));
             MuxSettings mux = MuxSettings.configured(config.transport.tcpMuxInitialWindow,
@@ -122,7 +119,7 @@ public final class TunnelServer implements AutoCloseable {
                     .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(512 * 1024, 2 * 1024 * 1024))
                     .childHandler(new ServerChannelInitializer(context, ssl, config.transport.tls.force, mux,
                             config.transport.heartbeatTimeout, config.transport.tcpMuxKeepaliveInterval,
-                            config.transport.tcpMuxExpressLane, new ConnectionGate(throttle, new HandshakeThrottle(
+                            new ConnectionGate(throttle, new HandshakeThrottle(
                             config.transport.handshakeRatePerIP, config.transport.handshakeBurstPerIP,
                             config.transport.handshakeRate, System::nanoTime), context.sessions())));
             KeepAlive.applyToChildren(bootstrap, config.transport.tcpKeepalive);
@@ -160,13 +157,10 @@ public final class TunnelServer implements AutoCloseable {
                 // a day's bytes land on that day even when nobody reads the API
                 workerGroup.next().scheduleAtFixedRate(stats::sampleAll, 60, 60, TimeUnit.SECONDS);
             }
-            return new TunnelServer(workerGroup, bulkGroup, listener, context, config.transport.drainTimeout, web);
+            return new TunnelServer(workerGroup, listener, context, config.transport.drainTimeout, web);
         } catch (Exception e) {
             types.all().forEach(ServerProxyType::close);
             workerGroup.shutdownGracefully(0, 0, TimeUnit.SECONDS);
-            if (bulkGroup != null) {
-                bulkGroup.shutdownGracefully(0, 0, TimeUnit.SECONDS);
-            }
             throw e;
         }
     }
@@ -234,11 +228,7 @@ public final class TunnelServer implements AutoCloseable {
         // Bounded: a failure in the stop path (seen: a jar replaced under a running process, so
         // classes first needed at shutdown could not load) left every loop thread ended but the
         // group's termination future never completed, and an unbounded wait outlived SIGTERM.
-        if (bulkGroup != null) {
-            bulkGroup.shutdownGracefully(100, 2000, TimeUnit.MILLISECONDS);
-        }
-        if (!workerGroup.shutdownGracefully(100, 2000, TimeUnit.MILLISECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS)
-                || bulkGroup != null && !bulkGroup.terminationFuture().awaitUninterruptibly(5, TimeUnit.SECONDS)) {
+        if (!workerGroup.shutdownGracefully(100, 2000, TimeUnit.MILLISECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS)) {
             log.warn("shutting down: the event loops did not report their end within 5 s; exiting anyway");
         }
     }

@@ -59,20 +59,12 @@ final class ServerLoginHarness {
                 new io.netty.channel.group.DefaultChannelGroup(io.netty.util.concurrent.GlobalEventExecutor.INSTANCE),
                 dev.tunnel.server.proxy.ServerProxyTypes.standard(), new LoginThrottle(0, 0, System::currentTimeMillis),
                 new dev.tunnel.server.web.ServerStats(java.time.Clock.systemDefaultZone()), ConnectionCaps.none(), true,
-                dev.tunnel.server.plugin.ServerPlugins.NONE, null, new ProxyNames(0));
+                dev.tunnel.server.plugin.ServerPlugins.NONE, new ProxyNames(0));
     }
 
     /** A new connection; handlers are in place before channelActive, as with a real socket. */
     EmbeddedChannel connection() {
-        return connection(null, null, false);
-    }
-
-    /**
-     * A new connection on a server that offers the express lane: a {@link LaneAcceptor} shares
-     * the connection's challenge with the control handler, as {@code ServerChannelInitializer} sets it up.
-     */
-    EmbeddedChannel laneConnection() {
-        return connection(TunnelPipeline.LANE_ACCEPTOR, nonce -> new LaneAcceptor(context, nonce, 90), true);
+        return connection(null, null);
     }
 
     /**
@@ -80,12 +72,11 @@ final class ServerLoginHarness {
      * challenge with the control handler, as {@code ServerChannelInitializer} sets it up.
      */
     EmbeddedChannel workConnection() {
-        return connection(TunnelPipeline.WORK_CONN_ACCEPTOR, nonce -> new WorkConnAcceptor(context, nonce), false);
+        return connection(TunnelPipeline.WORK_CONN_ACCEPTOR, nonce -> new WorkConnAcceptor(context, nonce));
     }
 
     /** The handshake handlers, {@code acceptor} (if any) and the control handler, sharing one challenge. */
-    private EmbeddedChannel connection(String acceptorName, Function<ServerNonce, ChannelHandler> acceptor,
-                                       boolean expressLane) {
+    private EmbeddedChannel connection(String acceptorName, Function<ServerNonce, ChannelHandler> acceptor) {
         EmbeddedChannel ch = new EmbeddedChannel(new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel c) {
@@ -100,7 +91,7 @@ final class ServerLoginHarness {
                     c.pipeline().addLast(acceptorName, acceptor.apply(nonce));
                 }
                 c.pipeline().addLast(TunnelPipeline.CONTROL,
-                        new ServerControlHandler(context, mux, heartbeat, 90, nonce, null, expressLane));
+                        new ServerControlHandler(context, mux, heartbeat, 90, nonce, null));
             }
         });
         ch.freezeTime();

@@ -88,6 +88,33 @@ class ServerLoginTest {
     }
 
     @Test
+    void aLoginResultOffersNoSecondConnectionSoAClientOfAnEarlierReleaseKeepsOne() {
+        EmbeddedChannel ch = harness.connection();
+        ServerLoginHarness.send(ch, ServerLoginHarness.encode(login(ServerLoginHarness.TOKEN, challenge(ch),
+                ServerLoginHarness.OWN)));
+        LoginResult result = result(ch);
+        assertThat(result.ok()).isTrue();
+        assertThat(result.capabilities()).as("no express lane (mux.expressLane2) offered")
+                .noneMatch(c -> c.startsWith("mux.expressLane"));
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void aJoinLaneOfAnEarlierReleaseIsAnUnknownMessageAndClosesTheConnection() {
+        EmbeddedChannel ch = harness.connection();
+        challenge(ch);
+        // CONTROL frame on stream 0 whose message is kind 13, JOIN_LANE in releases with an express lane
+        byte[] joinLane = {0x01, 0, 0, 0, 0, 0, 0, 0, 0, 1, 13};
+        try {
+            ServerLoginHarness.send(ch, joinLane);
+        } catch (RuntimeException e) {
+            assertThat(e).hasStackTraceContaining("unknown control message kind 13");
+        }
+        assertThat(ch.isOpen()).isFalse();
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
     void aLoginBeforeTheChallengeOrASecondLoginOnOneChallengeIsRefused() {
         EmbeddedChannel early = harness.connection();
         ServerLoginHarness.send(early, preface());

@@ -5,7 +5,7 @@ import dev.tunnel.protocol.FrameEncoder;
 import dev.tunnel.protocol.mux.MuxSession;
 import dev.tunnel.protocol.mux.MuxSettings;
 import dev.tunnel.protocol.mux.MuxStream;
-import dev.tunnel.protocol.mux.StreamRelay;
+import dev.tunnel.protocol.relay.StreamRelay;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;

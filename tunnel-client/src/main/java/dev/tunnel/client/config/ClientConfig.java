@@ -98,11 +98,6 @@ public class ClientConfig {
          * told the server it is leaving (0-3600; 0 = close them at once).
          */
         public int drainTimeout = 10;
-        /**
-         * Tunnel extension: a second connection per session (when the server offers it) for
-         * streams that turned bulk, so a download does not queue interactive streams behind it.
-         */
-        public boolean tcpMuxExpressLane = true;
         public Tls tls = new Tls();
     }
 

@@ -20,9 +20,7 @@ import java.nio.charset.StandardCharsets;
  */
 public enum ConnectionProof {
     /** {@code NEW_WORK_CONN}: a work connection in pool mode. */
-    WORK_CONN("tunnel-work-v1 client"),
-    /** {@code JOIN_LANE}: a mux session's bulk lane (capability {@code mux.expressLane}). */
-    LANE("tunnel-lane-v1 client");
+    WORK_CONN("tunnel-work-v1 client");
 
     private final byte[] label;
 

@@ -24,16 +24,11 @@ import java.util.ArrayDeque;
  * its deficit and sends frames while the deficit is positive. A stream alone on the connection
  * sends frames of up to {@link MuxStream#MAX_CHUNK}, so a single transfer is not chopped up.
  *
- * <h3>Lanes</h3>
- * A session with an express lane has one scheduler per lane owner, each on its own connection.
- * A stream that moves to the bulk lane is {@linkplain #remove removed} here and queued on the
- * bulk owner's when it has something to send there.
- *
  * <h3>Queueing delay</h3>
  * {@link #queueDelayNanos()} is a moving average of how long a stream waited from becoming
  * ready to its first frame leaving; {@link #maxQueueDelayNanos()} the largest since last asked.
  *
- * <p>Not thread-safe: used only on the session's event loop.
+ * <p>Threading: the session's event loop only, apart from the queueing-delay getters (any thread).
  */
 final class FrameScheduler {
     /** Bytes a stream may send per round when others wait. One TLS record's worth. */
@@ -47,8 +42,9 @@ final class FrameScheduler {
     private final ArrayDeque<MuxStream> newFlows = new ArrayDeque<>();
     private final ArrayDeque<MuxStream> oldFlows = new ArrayDeque<>();
     private boolean running;
-    private long queueDelayNanos;
-    private long maxQueueDelayNanos;
+    /** Written on the event loop, read by a dashboard. */
+    private volatile long queueDelayNanos;
+    private final java.util.concurrent.atomic.AtomicLong maxQueueDelayNanos = new java.util.concurrent.atomic.AtomicLong();
 
     FrameScheduler(Channel channel) {
         this.channel = channel;
@@ -130,14 +126,9 @@ final class FrameScheduler {
         return queueDelayNanos;
     }
 
+    /** The largest wait since the last call (any thread). */
     long takeMaxQueueDelayNanos() {
-        long max = maxQueueDelayNanos;
-        maxQueueDelayNanos = 0;
-        return max;
-    }
-
-    long maxQueueDelayNanos() {
-        return maxQueueDelayNanos;
+        return maxQueueDelayNanos.getAndSet(0);
     }
 
     private void leave(MuxStream stream) {
@@ -147,6 +138,8 @@ final class FrameScheduler {
 
     private void sampleDelay(long nanos) {
         queueDelayNanos = queueDelayNanos == 0 ? nanos : (7 * queueDelayNanos + nanos) / 8;
-        maxQueueDelayNanos = Math.max(maxQueueDelayNanos, nanos);
+        if (nanos > maxQueueDelayNanos.get()) {
+            maxQueueDelayNanos.accumulateAndGet(nanos, Math::max);
+        }
     }
 }

@@ -16,7 +16,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code transport.tcpMuxMemoryLimit} sets it ({@link #limit(long)}).
  *
  * <p>{@link #directMemoryTight()} says when direct memory itself is nearly used up, whatever
- * holds it; sessions then stop reading (see {@link MuxSession}) rather than fail an allocation.
+ * holds it: no window grows then ({@link #tryReserve} grants nothing), and the streams that hold
+ * the most bytes are squeezed ({@link StreamPressure}) rather than an allocation failing.
  *
  * <p>Thread-safe: shared by every event loop.
  */
@@ -64,8 +65,14 @@ public final class MemoryLimit {
         return reserved.get();
     }
 
-    /** Reserves up to {@code wanted} bytes within the limit; returns what it reserved (maybe 0). */
+    /**
+     * Reserves up to {@code wanted} bytes within the limit; returns what it reserved: maybe 0, and
+     * 0 while direct memory is tight.
+     */
     int tryReserve(int wanted) {
+        if (directMemoryTight()) {
+            return 0;
+        }
         while (wanted > 0) {
             long now = reserved.get();
             long room = limit - now;

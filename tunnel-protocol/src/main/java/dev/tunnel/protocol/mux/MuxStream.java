@@ -15,21 +15,18 @@ import java.util.ArrayDeque;
  * a local-app connection on the client.
  *
  * <h3>Threading</h3>
- * Every method runs on the event loop of the session's lane owner that holds the stream (see
- * {@link MuxSession}, "Lanes"); the sockets relayed through the stream are registered on that
- * same loop. A stream that moves to the bulk owner is <em>in transit</em> from the moment it
- * leaves the express owner until it lands: its handler's socket is deregistered from the one
- * loop and registered on the other, the loop-to-loop hand-over orders what each touched, and
- * what the handler does meanwhile (bytes it read before the move, a close, bytes its socket took)
- * is kept here and acted on when the stream lands.
+ * Every method runs on the session's event loop, the stream's one owner for its whole life; the
+ * sockets relayed through the stream are registered on that same loop. Every field is written on
+ * that thread only: the private ones here, each package-private one by the one class its comment
+ * names.
  *
  * <h3>Flow control</h3>
  * The sender may have at most the peer's credit in flight. {@link #write} sends what the
  * credit allows and keeps the rest (at most the one buffer the caller just read) until a
  * WINDOW_UPDATE arrives; what it may send waits in the stream until the session's
  * {@link FrameScheduler} gives it a turn on the connection. {@link #isWritable()} is false while
- * anything waits, while the credit is zero, or while memory pressure pauses the session, and
- * {@link StreamHandler#onWritable()} says when to read again. It does not depend on the
+ * anything waits, while the credit is zero, or while memory pressure squeezes the stream
+ * ({@link StreamPressure}), and {@link StreamHandler#onWritable()} says when to read again. It does not depend on the
  * connection's watermark: a stream whose bytes left may read again, and its next bytes wait
  * here, where a sparse stream can still go ahead of a backlogged one. On the receiving side, credit is
  * returned only through {@link #consumed(int)}: see {@link ReceiveWindow}.
@@ -49,8 +46,7 @@ public final class MuxStream {
      */
     static final int MAX_CHUNK = 256 * 1024;
 
-    /** The lane owner that holds the stream: set once more when it lands on the bulk owner. */
-    private volatile MuxSession session;
+    private final MuxSession session;
     private final int id;
     private StreamHandler handler;
 
@@ -62,35 +58,16 @@ public final class MuxStream {
     private boolean wantWritable;
     /** Bytes wait and the credit is used up; set once per stall, cleared by a window update. */
     private boolean stalled;
-    boolean awaitingSession;
+    /** The window went back to the budget; written by {@link StreamTable}. */
     boolean windowReleased;
-
-    /** This side asked to move the stream to the bulk lane, or answered the peer's request. */
-    boolean moveAsked;
-    /** This side wrote its lane marker: the stream left, or is leaving, the express owner. */
-    boolean moving;
-    /** Between owners (see Threading); then {@link #consumedInTransit} and {@link #resetInTransit} wait. */
-    private boolean inTransit;
-    private int consumedInTransit;
-    /** The code of a reset made in transit, sent once the stream landed; -1 if none. */
-    private int resetInTransit = -1;
     /**
-     * The peer has seen this stream's OPEN: it opened the stream, or a frame of the stream came
-     * from it. Until then the stream stays on the express lane, behind its OPEN, since DATA on the
-     * bulk lane could otherwise reach the peer before the stream exists there.
-     */
-    boolean peerKnows = true;
-    /**
-     * This side opened the stream and has not written its OPEN yet ({@link MuxSession#openStream}
-     * holds it for the first bytes, to send both in one frame): the OPEN, and the start-window
-     * credit to grant right behind it. Null once written.
+     * The OPEN that waits for the stream's first bytes, and the start-window credit to grant right
+     * behind it; null once written. Written by {@link OpenFolding}.
      */
     OpenFrame unannouncedOpen;
-    int unannouncedBoost;
-    /** Order of the DATA arriving on the session's lanes. */
-    final LaneOrder order = new LaneOrder();
+    int unannouncedCredit;
 
-    // scheduling state, owned by FrameScheduler
+    // scheduling state, written by FrameScheduler
     boolean scheduled;
     int deficit;
     long readySinceNanos;
@@ -122,11 +99,6 @@ public final class MuxStream {
         this.handler = handler;
     }
 
-    /** The lane owner that holds the stream now. */
-    MuxSession session() {
-        return session;
-    }
-
     /**
      * Sends {@code data} (ownership passes to the stream) as far as the credit allows.
      *
@@ -142,10 +114,8 @@ public final class MuxStream {
         } else {
             waitingBytes += data.readableBytes();
             waiting.add(data);
-            if (!inTransit) {
-                noteStall();
-                drain();
-            }
+            noteStall();
+            drain();
         }
         return isWritable();
     }
@@ -156,9 +126,7 @@ public final class MuxStream {
             return;
         }
         finQueued = true;
-        if (!inTransit) {
-            drain();
-        }
+        drain();
     }
 
     /** Aborts the stream at both ends; bytes still waiting are dropped. */
@@ -168,9 +136,7 @@ public final class MuxStream {
         }
         boolean announced = unannouncedOpen == null;
         close();
-        if (inTransit) {
-            resetInTransit = code;
-        } else if (announced) {
+        if (announced) {
             session.writeFrame(new ResetFrame(id, code));
         } // else the peer never heard of it: close() dropped its OPEN, nothing goes out
     }
@@ -183,26 +149,29 @@ public final class MuxStream {
         if (closed || finQueued) {
             return false;
         }
-        if (!waiting.isEmpty() || sendWindow <= 0 || inTransit) {
+        if (!waiting.isEmpty() || sendWindow <= 0) {
             wantWritable = true;
             return false;
         }
-        if (session.isPaused()) {
-            session.awaitWritable(this);
+        if (receiveWindow.squeezed()) {
+            wantWritable = true; // memory pressure (StreamPressure): afterSending tells when it is over
             return false;
         }
         return true;
     }
 
     /**
-     * True when {@code bytes} more may wait in this stream with at most {@code limit} bytes
-     * waiting in all: for a sender that drops rather than waits (a UDP association), which queues
-     * a short burst while credit or the connection is briefly short instead of dropping it, and
-     * drops beyond the bound. False once the stream is closed or half-closed, or while memory
-     * pressure pauses the session.
+     * True when {@code bytes} more may wait here with at most {@code limit} waiting in all: for a
+     * sender that drops rather than waits (UDP), which queues a short burst and drops beyond it.
+     * False once closed or half-closed, or while memory pressure squeezes the stream.
      */
     public boolean canQueue(int bytes, int limit) {
-        return !closed && !finQueued && !session.isPaused() && (long) waitingBytes + bytes <= limit;
+        return !closed && !finQueued && !receiveWindow.squeezed() && (long) waitingBytes + bytes <= limit;
+    }
+
+    /** Bytes this stream holds: received and not yet consumed, and written and not yet sent. */
+    int heldBytes() {
+        return receiveWindow.buffered() + waitingBytes;
     }
 
     /** Bytes written and not yet sent as DATA (waiting for credit or for the connection). */
@@ -211,15 +180,11 @@ public final class MuxStream {
     }
 
     /**
-     * Raises this stream's receive window to at least {@code floor}, as far as the session's and
-     * the process's budgets grant, and keeps auto-tuning from shrinking it below what was granted:
-     * for a stream whose sender cannot wait (UDP), so that a credit round trip slower than the
-     * path's minimum RTT (a busy event loop) costs no datagrams. Returns the window now.
+     * Raises this stream's receive window to at least {@code floor}, as far as the budgets grant,
+     * and keeps tuning from shrinking it below that: for a sender that cannot wait (UDP), so a
+     * slow credit round trip (a busy event loop) costs no datagrams. Returns the window now.
      */
     public int holdReceiveWindow(int floor) {
-        if (inTransit) {
-            return receiveWindow.window();
-        }
         int growth = receiveWindow.raiseFloor(floor, session.budget());
         if (growth > 0 && !closed && !finReceived) {
             session.writeFrame(this, new WindowUpdateFrame(id, growth));
@@ -232,12 +197,7 @@ public final class MuxStream {
         if (closed || finReceived) {
             return;
         }
-        if (inTransit) {
-            consumedInTransit += bytes;
-            return;
-        }
-        int credit = receiveWindow.onConsumed(bytes, System.nanoTime(), session.minRttNanos(), session.budget(),
-                order.lane() == LaneOrder.BULK ? ReceiveWindow.BULK_GAIN : ReceiveWindow.GAIN);
+        int credit = receiveWindow.onConsumed(bytes, System.nanoTime(), session.pathDelay(), session.budget());
         if (credit > 0) {
             session.writeFrame(this, new WindowUpdateFrame(id, credit));
         }
@@ -297,16 +257,13 @@ public final class MuxStream {
     }
 
     void onWindowUpdate(int increment) {
-        peerKnows = true;
         long window = (long) sendWindow + increment;
         if (window > Integer.MAX_VALUE) {
             abort(ResetCode.FLOW_CONTROL_ERROR, "window update overflows the send window");
             return;
         }
         sendWindow = (int) window;
-        if (sendWindow > 0) {
-            stalled = false;
-        }
+        stalled &= sendWindow <= 0;
         if (!waiting.isEmpty() || scheduled) {
             drain();
         } else {
@@ -324,7 +281,7 @@ public final class MuxStream {
         }
     }
 
-    /** The session connection became writable again after this stream waited for it. */
+    /** Tells the handler it may write again. */
     void notifyWritable() {
         if (!closed && handler != null) {
             handler.onWritable();
@@ -354,10 +311,7 @@ public final class MuxStream {
 
     /** Bytes (or a FIN) that may go out now: waiting bytes with credit, or a FIN behind them. */
     boolean hasSendable() {
-        if (closed) {
-            return false;
-        }
-        return waiting.isEmpty() ? finQueued && !finSent : sendWindow > 0;
+        return !closed && (waiting.isEmpty() ? finQueued && !finSent : sendWindow > 0);
     }
 
     /**
@@ -384,103 +338,15 @@ public final class MuxStream {
             sentInEpoch = 0;
         }
         sentInEpoch += bytes;
-        if (!fin) {
-            session.moves().afterData(this, nowNanos);
-        }
         return bytes;
     }
 
-    /**
-     * Counts a window stall on the session when bytes wait and the peer's credit is used up:
-     * once per stall (until a window update gives credit again), not per byte or write.
-     */
+    /** Counts a window stall (bytes wait, no credit) once per stall, not per byte or write. */
     private void noteStall() {
         if (!stalled && sendWindow <= 0 && !waiting.isEmpty()) {
             stalled = true;
             session.windowStalled();
         }
-    }
-
-    /**
-     * Whether this stream's sending looks like a transfer rather than an exchange: more than
-     * {@link MuxSession#BULK_BYTES} sent in the current epoch and waiting, together.
-     */
-    boolean turnedBulk(long nowNanos) {
-        return (long) sentRecently(nowNanos) + waitingBytes >= MuxSession.BULK_BYTES;
-    }
-
-    /** A DATA or lane frame of this stream arrived on {@code lane}. */
-    void onLaneFrame(int lane, dev.tunnel.protocol.Frame frame, long nowNanos) {
-        peerKnows = true;
-        boolean wasHolding = order.holding();
-        // within its credit a sender has at most the window in flight; the rest is room for frame overhead
-        String error = order.offer(lane, frame, 2L * receiveWindow.window() + 16 * 1024,
-                nowNanos, this::onOrderedData);
-        if (error != null) {
-            abort(ResetCode.FLOW_CONTROL_ERROR, error);
-        } else if (!wasHolding && order.holding()) {
-            session.watchHeld(this);
-        }
-    }
-
-    private void onOrderedData(DataFrame frame) {
-        if (closed) {
-            frame.release();
-        } else {
-            onData(frame);
-        }
-    }
-
-    /** Aborts the stream for {@code reason}, logged: the peer or a lane is broken. */
-    void fail(int code, String reason) {
-        if (!closed) {
-            abort(code, reason);
-        }
-    }
-
-    // ---- moving to the bulk owner ----
-
-    /** Whether the stream may move to another owner now: the peer knows it, and its handler can move. */
-    boolean canMove() {
-        return !closed && peerKnows && unannouncedOpen == null && handler != null && handler.canMove();
-    }
-
-    /**
-     * The stream leaves its owner: in transit until {@code landed} (run by the handler on
-     * {@code loop}, or wherever its move failed) calls {@link MuxSession}'s landing.
-     */
-    void leave(io.netty.channel.EventLoop loop, java.util.function.Consumer<Throwable> landed) {
-        inTransit = true;
-        handler.moveTo(loop, landed);
-    }
-
-    /** The stream is on {@code owner} now. */
-    void arrive(MuxSession owner) {
-        session = owner;
-        inTransit = false;
-    }
-
-    /** A stream reset while in transit: its RESET goes out now, on the owner it landed on. */
-    void resetAfterMove() {
-        if (resetInTransit >= 0) {
-            session.writeFrame(new ResetFrame(id, resetInTransit));
-            resetInTransit = -1;
-        }
-    }
-
-    /** Landed with what waited for it delivered: returns the credit and sends what the handler wrote meanwhile. */
-    void landed() {
-        if (closed) {
-            return;
-        }
-        if (consumedInTransit > 0) {
-            int bytes = consumedInTransit;
-            consumedInTransit = 0;
-            consumed(bytes);
-        }
-        noteStall();
-        drain();
-        afterSending();
     }
 
     /** Bytes sent in the current sparse-detection epoch (0 once it is over). */
@@ -494,20 +360,15 @@ public final class MuxStream {
             completeIfDone();
             return;
         }
-        if (wantWritable && waiting.isEmpty() && sendWindow > 0 && !finQueued && !closed) {
+        if (wantWritable && waiting.isEmpty() && sendWindow > 0 && !finQueued && !closed && !receiveWindow.squeezed()) {
             wantWritable = false;
-            if (session.isPaused()) {
-                session.awaitWritable(this);
-            } else {
-                notifyWritable();
-            }
+            notifyWritable();
         }
     }
 
     private void completeIfDone() {
         if (finSent && finReceived && !closed) {
             closed = true;
-            order.release();
             session.remove(this);
         }
     }
@@ -524,14 +385,10 @@ public final class MuxStream {
     private void close() {
         closed = true;
         releaseWaiting();
-        if (!inTransit) {
-            session.remove(this); // else the bulk owner does, when it lands
-        }
-        unannouncedOpen = null;
+        session.remove(this); // and an OPEN that still waits never leaves
     }
 
     private void releaseWaiting() {
-        order.release();
         ByteBuf buf;
         while ((buf = waiting.poll()) != null) {
             buf.release();

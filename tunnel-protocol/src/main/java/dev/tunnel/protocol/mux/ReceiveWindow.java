@@ -1,47 +1,37 @@
 package dev.tunnel.protocol.mux;
 
 /**
- * Receive-side credit of one stream, with window auto-tuning.
+ * Receive-side credit of one stream, with its window sized by {@link WindowControl}.
  *
  * <p>The peer may send {@link #available()} more bytes. Credit goes back only for bytes the
  * consumer has actually taken ({@link #onConsumed}), in one update once a sixteenth of the window
- * has been consumed ({@link #UPDATE_FRACTION}). Invariant: available + buffered + unacked == window, so the bytes buffered
- * for a stream never exceed its window.
+ * has been consumed ({@link #UPDATE_FRACTION}). Invariant: available + buffered + unacked == window,
+ * so the bytes buffered for a stream never exceed its window.
  *
- * <h3>Auto-tuning</h3>
- * At each update the window moves toward {@code 1.5 x drain rate x min RTT}: the drain rate is
- * what the consumer really took, sampled over at least one round trip (fast up, slow down),
- * the RTT the path's minimum
- * (never a ping that waited in a queue, ours or the network's), so a window that only fills
- * queues never pays for itself and a stream that slows down gives its window back. Growth is at
- * most a doubling per update and only what the {@link Budget} grants; shrinking withholds credit
- * for consumed bytes, down to the minimum window, and returns the difference to the budget.
- * Bytes already granted cannot be taken back: a stream that stops draining keeps its window
- * until it drains again (or closes), which is why windows start small and grow only on proof.
+ * <h3>Sizing</h3>
+ * {@link WindowControl} decides the window the stream should have, from the rate its consumer
+ * takes bytes at and the queueing delay the session's pings see ({@link PathDelay}); each update
+ * moves the window toward it. Growth is at most a doubling per update and only what the
+ * {@link Budget} grants; shrinking withholds credit for consumed bytes, down to the floor, and
+ * returns the difference to the budget. Bytes already granted cannot be taken back: a stream that
+ * stops draining keeps its window until it drains again (or closes), which is why windows start
+ * small and grow only on proof.
+ *
+ * <h3>Squeezing</h3>
+ * Under memory pressure a stream that holds many bytes is {@linkplain #squeeze() squeezed}
+ * ({@link StreamPressure}): its window goes down to {@link #SQUEEZED_WINDOW}, below its floor, as
+ * its consumer takes bytes, and does not grow until {@linkplain #unsqueeze() released}.
  *
  * <p>Not thread-safe: used only on the session's event loop.
  */
 final class ReceiveWindow {
-    /** The RTT used for tuning is at least this, so a loopback path still gets a useful window. */
-    static final long MIN_RTT_FLOOR_NANOS = 2_000_000L;
-    /**
-     * Window over drain rate x min RTT. Above 1 by what a data round trip takes beyond a ping's
-     * (a read's serialisation at the bottleneck, credit waiting to be returned): at 1.25 the
-     * window settled where it only paid for itself, at a fifth of an 80 ms, 50 Mbit/s link.
-     */
-    static final double GAIN = 1.5;
-    /**
-     * The gain of a stream whose DATA arrives on a session's bulk lane: its standing queue in the
-     * network is its own lane's, no longer in front of other streams, so the window may exceed
-     * what the link needs by more and absorb the extra round-trip delay of credit under load.
-     */
-    static final double BULK_GAIN = 3.0;
     /**
      * Credit goes back once this fraction of the window was consumed: small, since credit not yet
-     * returned is window the sender cannot use, which tuning would otherwise mistake for a slower
-     * consumer and never grow past.
+     * returned is window the sender cannot use.
      */
     static final int UPDATE_FRACTION = 16;
+    /** The window of a squeezed stream. */
+    static final int SQUEEZED_WINDOW = 16 * 1024;
 
     /** Where a window's growth comes from. */
     interface Budget {
@@ -69,11 +59,10 @@ final class ReceiveWindow {
     private int window;
     private int available;
     private int unacked;
-    /** Start of the current drain-rate sample, and the bytes consumed since. */
-    private long sampleStartNanos;
-    private long sampleBytes;
-    /** Drain rate in bytes per nanosecond. */
-    private double rate;
+    /** The window {@link #control} last decided on; updates move {@link #window} toward it. */
+    private int goal;
+    private boolean squeezed;
+    private final WindowControl control;
 
     ReceiveWindow(int initialWindow, int maxWindow, long nowNanos) {
         this(initialWindow, initialWindow, maxWindow, nowNanos);
@@ -85,10 +74,11 @@ final class ReceiveWindow {
      */
     ReceiveWindow(int initialWindow, int minWindow, int maxWindow, long nowNanos) {
         this.window = initialWindow;
+        this.goal = initialWindow;
         this.minWindow = Math.min(minWindow, initialWindow);
         this.maxWindow = Math.max(initialWindow, maxWindow);
         this.available = initialWindow;
-        this.sampleStartNanos = nowNanos;
+        this.control = new WindowControl(nowNanos);
     }
 
     /** Accounts for {@code bytes} received; false if the peer sent more than its credit. */
@@ -105,9 +95,10 @@ final class ReceiveWindow {
      * send to the peer now.
      */
     int grow(int wanted, Budget budget) {
-        int growth = budget.grant(this, Math.min(wanted, maxWindow - window));
+        int growth = squeezed ? 0 : budget.grant(this, Math.min(wanted, maxWindow - window));
         window += growth;
         available += growth;
+        goal = Math.max(goal, window);
         return growth;
     }
 
@@ -126,45 +117,52 @@ final class ReceiveWindow {
     /**
      * Accounts for {@code bytes} taken by the consumer.
      *
-     * @param minRttNanos the path's minimum round-trip time, or 0 when not known yet (no tuning)
+     * @param delay the session's path delay; before its first sample the window keeps its size
      * @return the credit to send to the peer now, or 0 to wait for more consumption
      */
-    int onConsumed(int bytes, long nowNanos, long minRttNanos, Budget budget) {
-        return onConsumed(bytes, nowNanos, minRttNanos, budget, GAIN);
-    }
-
-    /** As {@link #onConsumed(int, long, long, Budget)}, tuning toward {@code gain} x rate x min RTT. */
-    int onConsumed(int bytes, long nowNanos, long minRttNanos, Budget budget, double gain) {
+    int onConsumed(int bytes, long nowNanos, PathDelay delay, Budget budget) {
         unacked += bytes;
-        sampleBytes += bytes;
-        long rtt = Math.max(minRttNanos, MIN_RTT_FLOOR_NANOS);
-        long elapsed = nowNanos - sampleStartNanos;
-        if (minRttNanos > 0 && elapsed >= rtt) {
-            // one sample per round trip at least: what arrives in bursts averages out over one
-            double sample = (double) sampleBytes / elapsed;
-            rate = sample > rate ? sample : 0.5 * (rate + sample);
-            sampleStartNanos = nowNanos;
-            sampleBytes = 0;
+        int decided = control.onConsumed(bytes, nowNanos, window, delay);
+        if (decided != WindowControl.NO_CHANGE) {
+            goal = Math.max(minWindow, Math.min(maxWindow, decided));
         }
         if (unacked < window / UPDATE_FRACTION) {
             return 0;
         }
+        int floor = squeezed ? Math.min(minWindow, SQUEEZED_WINDOW) : minWindow;
+        int target = squeezed ? Math.min(goal, SQUEEZED_WINDOW) : goal;
         int growth = 0;
         int shrink = 0;
-        if (minRttNanos > 0 && rate > 0) {
-            double target = gain * rate * rtt;
-            if (target > window && window < maxWindow) {
-                growth = budget.grant(this, (int) Math.min(Math.min(target - window, window), maxWindow - window));
-            } else if (target < window && window > minWindow) {
-                shrink = (int) Math.min(unacked, Math.min(window - minWindow, window - (long) target));
-                budget.release(shrink);
-            }
+        if (target > window && !squeezed) {
+            growth = budget.grant(this, Math.min(target - window, window));
+        } else if (target < window && window > floor) {
+            shrink = Math.min(unacked, window - Math.max(target, floor));
+            budget.release(shrink);
         }
         window += growth - shrink;
         int credit = unacked + growth - shrink;
         unacked = 0;
         available += credit;
         return credit;
+    }
+
+    /** Memory pressure: the window goes down to {@link #SQUEEZED_WINDOW} as bytes are consumed, and stops growing. */
+    void squeeze() {
+        squeezed = true;
+    }
+
+    /** The pressure is over: the window is sized as before. */
+    void unsqueeze() {
+        squeezed = false;
+    }
+
+    boolean squeezed() {
+        return squeezed;
+    }
+
+    /** Bytes received and not yet consumed. */
+    int buffered() {
+        return window - available - unacked;
     }
 
     int window() {

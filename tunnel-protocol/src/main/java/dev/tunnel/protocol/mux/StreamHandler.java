@@ -1,12 +1,10 @@
 package dev.tunnel.protocol.mux;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.EventLoop;
-import java.util.function.Consumer;
 
 /**
- * Receives what happens on a {@link MuxStream}. Called on the event loop of the lane owner that
- * holds the stream (see {@link MuxStream}, "Threading").
+ * Receives what happens on a {@link MuxStream}. Called on the session's event loop (see
+ * {@link MuxStream}, "Threading").
  */
 public interface StreamHandler {
 
@@ -26,22 +24,4 @@ public interface StreamHandler {
     /** The stream can take writes again after {@link MuxStream#isWritable()} returned false. */
     void onWritable();
 
-    /**
-     * Whether this handler can follow its stream to another event loop now ({@link #moveTo}): a
-     * stream whose handler cannot stays on the session's express lane. By default it cannot.
-     */
-    default boolean canMove() {
-        return false;
-    }
-
-    /**
-     * Moves what this handler runs on (its socket) to {@code loop}, then calls {@code landed}
-     * there with null, or, if the move failed (the socket is closed then), with the cause on
-     * whichever loop saw it; the handler goes on (reads again) after {@code landed} returns.
-     * Called on the current loop, only after {@link #canMove} said true. Until {@code landed},
-     * the stream keeps what the handler does and acts on it when it lands.
-     */
-    default void moveTo(EventLoop loop, Consumer<Throwable> landed) {
-        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot move");
-    }
 }

@@ -12,7 +12,7 @@ import io.netty.util.internal.PlatformDependent;
 /**
  * The one place the options of a relayed socket are set: every public connection on the server
  * and every local-app connection on the client, in mux and in pool mode, whichever relay
- * ({@link dev.tunnel.protocol.mux.StreamRelay}, {@link PipeRelay}) joins it.
+ * ({@link dev.tunnel.protocol.relay.StreamRelay}, {@link PipeRelay}) joins it.
  * <ul>
  *   <li>{@code AUTO_READ} off: the relay reads only while the other side can take the bytes;</li>
  *   <li>{@code ALLOW_HALF_CLOSURE} on: EOF travels as a half-close, the answer can still come back;</li>

@@ -9,8 +9,8 @@ import java.util.function.Consumer;
 /**
  * Moves a connected channel to another event loop of the same transport: deregisters it from
  * its loop and registers it on the other, so that a connection accepted on one loop can join work
- * that runs on another (a session's bulk lane goes to a bulk loop; a stream's socket follows the
- * stream to the bulk lane's loop) and nothing it does crosses threads afterwards.
+ * that runs on another (a logged-in control connection goes to the loop with the fewest
+ * sessions) and nothing it does crosses threads afterwards.
  *
  * <h3>What the caller must hold still</h3>
  * The channel's reading is stopped for the move ({@code autoRead} off) and stays off: bytes the

@@ -9,7 +9,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 class ConnectionProofTest {
     /** What the classes this enum replaced computed for the inputs of {@link #theWireFormatIsTheOneDeployedPeersCompute}. */
     private static final String WORK_KAT = "9b800b6633d504fce5984538b91ecad859924785b27a2a8e822ade39c6671101";
-    private static final String LANE_KAT = "da4d9fecb7aad943e891d4a2b9c92ab43ab8989fef02ad5b6b9b89fda9c8111b";
     private static final ChannelBinding CERT = ChannelBinding.parse("sha256:" + "ab".repeat(32));
     private static final ChannelBinding OTHER = ChannelBinding.parse("sha256:" + "cd".repeat(32));
 
@@ -52,18 +51,9 @@ class ConnectionProofTest {
     }
 
     @Test
-    void aLaneProofIsNotAWorkConnectionProof() {
-        String sn = LoginProof.newNonce();
-        String cn = LoginProof.newNonce();
-        assertThat(ConnectionProof.LANE.compute("secret", "alice", "7", sn, cn, CERT))
-                .isNotEqualTo(ConnectionProof.WORK_CONN.compute("secret", "alice", "7", sn, cn, CERT));
-    }
-
-    @Test
     void theWireFormatIsTheOneDeployedPeersCompute() {
         String sn = "11".repeat(32);
         String cn = "22".repeat(32);
         assertThat(ConnectionProof.WORK_CONN.compute("secret", "alice", "7", sn, cn, CERT)).isEqualTo(WORK_KAT);
-        assertThat(ConnectionProof.LANE.compute("secret", "alice", "7", sn, cn, CERT)).isEqualTo(LANE_KAT);
     }
 }

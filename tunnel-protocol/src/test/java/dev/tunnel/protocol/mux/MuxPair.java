@@ -26,17 +26,6 @@ final class MuxPair implements AutoCloseable {
     final List<RecordingHandler> acceptedByServer = new ArrayList<>();
     /** When set, the client accepts streams with this instead of a RecordingHandler. */
     StreamAcceptor clientAcceptor;
-    /** The bulk lanes once {@link #withLanes()} joined them, else null, and their bulk owners. */
-    EmbeddedChannel serverBulk;
-    EmbeddedChannel clientBulk;
-    MuxSession serverBulkOwner;
-    MuxSession clientBulkOwner;
-    /** The frame types each side received on its bulk lane, in order. */
-    final List<String> serverBulkFrames = new ArrayList<>();
-    final List<String> clientBulkFrames = new ArrayList<>();
-    final List<String> serverExpressFrames = new ArrayList<>();
-    final List<String> clientExpressFrames = new ArrayList<>();
-
     MuxPair(MuxSettings serverSettings, MuxSettings clientSettings) {
         this(serverSettings, clientSettings, true);
     }
@@ -51,42 +40,11 @@ final class MuxPair implements AutoCloseable {
                 recording.accept(stream, proxyId, source);
             }
         });
-        serverChannel = new EmbeddedChannel(new FrameDecoder(), new FrameSpy(serverExpressFrames), new FrameEncoder(), server);
-        clientChannel = new EmbeddedChannel(new FrameDecoder(), new FrameSpy(clientExpressFrames), new FrameEncoder(), client);
+        serverChannel = new EmbeddedChannel(new FrameDecoder(), new FrameEncoder(), server);
+        clientChannel = new EmbeddedChannel(new FrameDecoder(), new FrameEncoder(), client);
         // what login would do: each side learns the other's initial window
         server.start(clientSettings.initialWindow());
         client.start(serverSettings.initialWindow());
-    }
-
-    /** What a join would do: each session gets a bulk lane, the two wired back to back. */
-    MuxPair withLanes() {
-        server.allowLanes();
-        client.allowLanes();
-        serverBulkOwner = server.newBulkOwner();
-        clientBulkOwner = client.newBulkOwner();
-        serverBulk = new EmbeddedChannel(new FrameDecoder(), new FrameSpy(serverBulkFrames), new FrameEncoder(),
-                serverBulkOwner, new BulkLane(server, 90));
-        clientBulk = new EmbeddedChannel(new FrameDecoder(), new FrameSpy(clientBulkFrames), new FrameEncoder(),
-                clientBulkOwner, new BulkLane(client, 90));
-        server.attachBulkLane(serverBulk, serverBulkOwner);
-        client.attachBulkLane(clientBulk, clientBulkOwner);
-        return this;
-    }
-
-    /** Records the type of each frame a side receives. */
-    private static final class FrameSpy extends io.netty.channel.ChannelInboundHandlerAdapter {
-        private final List<String> types;
-
-        FrameSpy(List<String> types) {
-            this.types = types;
-        }
-
-        @Override
-        public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object msg) {
-            types.add(msg instanceof dev.tunnel.protocol.ControlFrame c ? c.message().getClass().getSimpleName()
-                    : msg.getClass().getSimpleName());
-            ctx.fireChannelRead(msg);
-        }
     }
 
     private static StreamAcceptor acceptInto(List<RecordingHandler> accepted) {
@@ -103,11 +61,6 @@ final class MuxPair implements AutoCloseable {
             runTurn(serverChannel);
             runTurn(clientChannel);
             moved = move(serverChannel, clientChannel) | move(clientChannel, serverChannel);
-            if (serverBulk != null) {
-                serverBulk.runPendingTasks();
-                clientBulk.runPendingTasks();
-                moved |= move(serverBulk, clientBulk) | move(clientBulk, serverBulk);
-            }
         } while (moved);
     }
 
@@ -118,42 +71,6 @@ final class MuxPair implements AutoCloseable {
     static void runTurn(EmbeddedChannel channel) {
         channel.runPendingTasks();
         channel.runPendingTasks();
-    }
-
-    /**
-     * As {@link #shuttle()}, but each step moves one buffer (a flush's worth or less) of a lane
-     * and direction that {@code random} picks: the lanes' bytes arrive in every relative order
-     * they may have on two connections, each lane's own order kept.
-     */
-    void shuttle(java.util.Random random) {
-        EmbeddedChannel[][] routes = {{serverChannel, clientChannel}, {clientChannel, serverChannel},
-                {serverBulk, clientBulk}, {clientBulk, serverBulk}};
-        java.util.Map<EmbeddedChannel, java.util.ArrayDeque<ByteBuf>> pending = new java.util.HashMap<>();
-        while (true) {
-            for (EmbeddedChannel ch : new EmbeddedChannel[] {serverChannel, clientChannel, serverBulk, clientBulk}) {
-                ch.runPendingTasks();
-                ByteBuf buf;
-                while ((buf = ch.readOutbound()) != null) {
-                    pending.computeIfAbsent(ch, c -> new java.util.ArrayDeque<>()).add(buf);
-                }
-            }
-            List<EmbeddedChannel[]> ready = new ArrayList<>();
-            for (EmbeddedChannel[] route : routes) {
-                if (pending.containsKey(route[0]) && !pending.get(route[0]).isEmpty()) {
-                    ready.add(route);
-                }
-            }
-            if (ready.isEmpty()) {
-                return;
-            }
-            EmbeddedChannel[] route = ready.get(random.nextInt(ready.size()));
-            ByteBuf buf = pending.get(route[0]).poll();
-            if (route[1].isActive()) {
-                route[1].writeInbound(buf);
-            } else {
-                buf.release();
-            }
-        }
     }
 
     private static boolean move(EmbeddedChannel from, EmbeddedChannel to) {
@@ -189,16 +106,8 @@ final class MuxPair implements AutoCloseable {
         for (int i = 0; i < 2; i++) {
             serverChannel.runPendingTasks();
             clientChannel.runPendingTasks();
-            if (serverBulk != null) {
-                serverBulk.runPendingTasks();
-                clientBulk.runPendingTasks();
-            }
         }
         serverChannel.finishAndReleaseAll();
         clientChannel.finishAndReleaseAll();
-        if (serverBulk != null) {
-            serverBulk.finishAndReleaseAll();
-            clientBulk.finishAndReleaseAll();
-        }
     }
 }

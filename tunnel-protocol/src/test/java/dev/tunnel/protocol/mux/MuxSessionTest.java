@@ -449,6 +449,8 @@ class MuxSessionTest {
     void receiveWindowStaysPutWithoutAnRtt() {
         MuxSettings tuned = new MuxSettings(WINDOW, 8 * WINDOW);
         pair = new MuxPair(tuned, tuned);
+        pair.serverChannel.freezeTime(); // no RTT probe falls due, however slow the machine
+        pair.clientChannel.freezeTime();
         RecordingHandler sender = pair.openFromServer();
         pair.shuttle();
         RecordingHandler receiver = pair.acceptedByClient.get(0).autoConsume();
@@ -477,6 +479,39 @@ class MuxSessionTest {
         assertThat(pair.acceptedByClient.get(0).receivedBytes()).isEqualTo(12_000);
         assertThat(sender.writables).isEqualTo(1);
         assertThat(sender.stream.isWritable()).isTrue();
+    }
+
+    /**
+     * What waits below the scheduler is bounded (the connection's 64 KiB write watermark, set at
+     * start), so a keystroke written behind a 1 MiB download leaves behind at most that much of
+     * it, not behind the megabyte: the rest of the download waits in its stream, where the
+     * scheduler puts the sparse stream first.
+     */
+    @Test
+    void aKeystrokeLeavesBehindAtMost64KiBOfADownloadWrittenBeforeIt() {
+        MuxSettings roomy = new MuxSettings(4 << 20, 16 << 20); // credit is never what holds the download
+        pair = new MuxPair(roomy, roomy);
+        RecordingHandler download = pair.openFromServer();
+        RecordingHandler keystroke = pair.openFromServer();
+        pair.shuttle();
+        RecordingHandler downloadIn = pair.acceptedByClient.get(0).autoConsume();
+        RecordingHandler keystrokeIn = pair.acceptedByClient.get(1).autoConsume();
+
+        download.stream.write(Unpooled.wrappedBuffer(random(1 << 20, 21)));
+        keystroke.stream.write(Unpooled.wrappedBuffer(new byte[] {'k'}));
+        MuxPair.runTurn(pair.serverChannel); // flushes: each time the connection drains, the scheduler picks again
+        int downloadedFirst = -1;
+        ByteBuf out;
+        while ((out = pair.serverChannel.readOutbound()) != null) { // in the order they left, one at a time
+            pair.clientChannel.writeInbound(out);
+            if (downloadedFirst < 0 && keystrokeIn.receivedBytes() > 0) {
+                downloadedFirst = downloadIn.receivedBytes();
+            }
+        }
+        assertThat(downloadedFirst).as("download bytes that arrived before the keystroke")
+                .isBetween(0, 64 * 1024 + 4096);
+        pair.shuttle();
+        assertThat(downloadIn.receivedBytes()).isEqualTo(1 << 20);
     }
 
     // ---- helpers ----

@@ -7,13 +7,15 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** Receive credit and auto-tuning, on a simulated clock. */
+/** Receive credit and delay-based window control, on a simulated clock with synthetic RTT samples. */
 @Timeout(10)
 class ReceiveWindowTest {
     private static final long T0 = 1_000_000_000L;
     private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long RTT = 20 * MS;
     private static final ReceiveWindow.Budget ANY = ReceiveWindow.UNLIMITED;
+    /** A session whose pings have not come back yet. */
+    private static final PathDelay NO_RTT = new PathDelay();
 
     @Test
     void creditGoesBackOnlyOnceASixteenthOfTheWindowIsConsumed() {
@@ -21,10 +23,10 @@ class ReceiveWindowTest {
         assertThat(w.onReceived(16 * 1024)).isTrue();
         assertThat(w.available()).isZero();
 
-        assertThat(w.onConsumed(1000, T0, 0, ANY)).isZero();
-        assertThat(w.onConsumed(23, T0, 0, ANY)).isZero(); // 1023 consumed: still under a sixteenth
+        assertThat(w.onConsumed(1000, T0, NO_RTT, ANY)).isZero();
+        assertThat(w.onConsumed(23, T0, NO_RTT, ANY)).isZero(); // 1023 consumed: still under a sixteenth
         assertThat(w.available()).isZero();
-        assertThat(w.onConsumed(1, T0, 0, ANY)).isEqualTo(1024);
+        assertThat(w.onConsumed(1, T0, NO_RTT, ANY)).isEqualTo(1024);
         assertThat(w.available()).isEqualTo(1024);
         assertThat(w.window()).isEqualTo(16 * 1024);
     }
@@ -47,36 +49,79 @@ class ReceiveWindowTest {
         assertThat(w.available()).isZero();
     }
 
-    /** Drain rate x min RTT: 10 MB/s over a 100 ms path wants 1.5 MB (gain 1.5). */
+    /**
+     * A consumer limited by the window (it takes a window per round trip) on a path without a
+     * queue: the rate grows with the window, so the window grows, up to its maximum.
+     */
     @Test
-    void windowGrowsTowardDrainRateTimesMinRtt() {
+    void aWindowGrowsWhileTheRateGrowsWithIt() {
         ReceiveWindow w = new ReceiveWindow(64 * 1024, 64 * 1024, 16 << 20, T0);
-        long minRtt = 100 * MS;
+        PathDelay delay = path(100 * MS);
         long now = T0;
-        for (int i = 0; i < 2000; i++) {
-            int chunk = w.window() / 16;
-            assertThat(w.onReceived(chunk)).isTrue();
-            now += chunk * 100L; // 10 bytes per microsecond = 10 MB/s
-            w.onConsumed(chunk, now, minRtt, ANY);
+        int before = w.window();
+        for (int round = 0; round < 30; round++) {
+            now = round(w, delay, now, 100 * MS, w.window(), 100 * MS);
+            assertThat(w.window()).as("round %d", round).isGreaterThanOrEqualTo(before);
+            before = w.window();
         }
-        assertThat(w.window()).isBetween(1_300_000, 1_700_000);
+        assertThat(w.window()).isEqualTo(16 << 20);
+    }
+
+    /** A consumer that takes 1 MB/s whatever its window: the window stays near what that rate needs. */
+    @Test
+    void aStreamThatDoesNotUseItsWindowDoesNotGrowIt() {
+        ReceiveWindow w = new ReceiveWindow(16 * 1024, 16 * 1024, 16 << 20, T0);
+        PathDelay delay = path(100 * MS);
+        long now = T0;
+        for (int round = 0; round < 50; round++) {
+            now = round(w, delay, now, 100 * MS, 100_000, 100 * MS);
+        }
+        // 1 MB/s x 100 ms = 100 KB; at most CAP_GAIN times that
+        assertThat(w.window()).isBetween(100_000, (int) (WindowControl.CAP_GAIN * 100_000) + 16 * 1024);
     }
 
     /**
-     * The same consumer seen through a queue that doubles the RTT of pings: tuning uses the
-     * path's minimum, so the window is the same as without the queue.
+     * A window of 4 MiB for a stream that gets 10 MB/s on a 100 ms path while the pings see 30 ms
+     * of queue (above the 10 ms target): it shrinks to about rate x min RTT, 1 MB.
      */
     @Test
-    void queueingDoesNotGrowTheWindow() {
-        ReceiveWindow w = new ReceiveWindow(64 * 1024, 64 * 1024, 16 << 20, T0);
+    void aQueueAboveTheTargetShrinksTheWindowToAboutRateTimesMinRtt() {
+        ReceiveWindow w = new ReceiveWindow(16 * 1024, 16 * 1024, 16 << 20, T0);
+        w.grow(4 << 20, ANY);
+        PathDelay delay = path(100 * MS);
         long now = T0;
-        for (int i = 0; i < 2000; i++) {
-            int chunk = w.window() / 16;
-            w.onReceived(chunk);
-            now += chunk * 100L;
-            w.onConsumed(chunk, now, 100 * MS, ANY); // the min RTT stays 100 ms while pings take 200
+        for (int round = 0; round < 20; round++) {
+            now = round(w, delay, now, 100 * MS, 1_000_000, 130 * MS);
         }
-        assertThat(w.window()).isLessThan(1_700_000);
+        assertThat(w.window()).isBetween(900_000, (int) (WindowControl.SHRINK_GAIN * 1_000_000) + 1);
+    }
+
+    /** A queue that is not this stream's and a trickle of a rate: the window stops at its floor. */
+    @Test
+    void aWindowNeverShrinksBelowItsFloor() {
+        ReceiveWindow w = new ReceiveWindow(64 * 1024, 32 * 1024, 16 << 20, T0);
+        w.grow(1 << 20, ANY);
+        PathDelay delay = path(100 * MS);
+        long now = T0;
+        for (int round = 0; round < 100; round++) {
+            now = round(w, delay, now, 100 * MS, 20_000, 400 * MS);
+            assertThat(w.window()).isGreaterThanOrEqualTo(32 * 1024);
+        }
+        assertThat(w.window()).isEqualTo(32 * 1024);
+    }
+
+    /** Below the target the window grows; at the target and above it does not. */
+    @Test
+    void noGrowthWhileTheQueueIsAtItsTarget() {
+        ReceiveWindow w = new ReceiveWindow(256 * 1024, 256 * 1024, 16 << 20, T0);
+        PathDelay delay = path(100 * MS);
+        long target = WindowControl.targetNanos(100 * MS);
+        delay.onSample(100 * MS + target, T0);
+        long now = T0;
+        for (int round = 0; round < 20; round++) {
+            now = round(w, delay, now, 100 * MS, w.window(), 100 * MS + target);
+        }
+        assertThat(w.window()).isEqualTo(256 * 1024);
     }
 
     @Test
@@ -84,9 +129,69 @@ class ReceiveWindowTest {
         ReceiveWindow w = new ReceiveWindow(1024, 1 << 20, T0);
         for (int i = 0; i < 10; i++) {
             w.onReceived(512);
-            assertThat(w.onConsumed(512, T0 + i, 0, ANY)).isEqualTo(512);
+            assertThat(w.onConsumed(512, T0 + i, NO_RTT, ANY)).isEqualTo(512);
         }
         assertThat(w.window()).isEqualTo(1024);
+    }
+
+    /** A squeezed window goes down to {@link ReceiveWindow#SQUEEZED_WINDOW} as bytes are consumed, below its floor, and does not grow. */
+    @Test
+    void aSqueezedWindowShrinksToTheSqueezedSizeAndGrowsAgainOnceReleased() {
+        ReceiveWindow w = new ReceiveWindow(32 * 1024, 32 * 1024, 16 << 20, T0);
+        w.grow(256 * 1024 - 32 * 1024, ANY);
+        assertThat(w.onReceived(200 * 1024)).isTrue();
+        w.squeeze();
+        assertThat(w.grow(64 * 1024, ANY)).isZero();
+        PathDelay delay = path(100 * MS);
+        long now = T0;
+        int buffered = 200 * 1024;
+        for (int i = 0; i < 1000 && buffered > 0; i++) { // the reader reads what the sender's credit lets arrive
+            now += MS;
+            w.onConsumed(1024, now, delay, ANY);
+            buffered -= 1024;
+            int arriving = Math.min(1024, w.available());
+            assertThat(w.onReceived(arriving)).isTrue();
+            buffered += arriving;
+            if (i % 10 == 0) {
+                delay.onSample(100 * MS, now);
+            }
+        }
+        assertThat(w.window()).isEqualTo(ReceiveWindow.SQUEEZED_WINDOW);
+        assertThat(w.available() + w.buffered()).isLessThanOrEqualTo(ReceiveWindow.SQUEEZED_WINDOW);
+
+        w.onConsumed(w.buffered(), now, delay, ANY); // the reader catches up
+
+        w.unsqueeze();
+        now = T0 + 1000 * MS;
+        for (int round = 0; round < 20; round++) {
+            now = round(w, delay, now, 100 * MS, w.window(), 100 * MS);
+        }
+        assertThat(w.window()).isGreaterThan(256 * 1024);
+    }
+
+    /**
+     * One round trip of {@code rtt}: the consumer takes {@code bytes} (as far as the credit
+     * lets them arrive) in sixteen even steps, and the round ends with a ping of {@code sampleRtt}.
+     * Returns the time at its end.
+     */
+    private static long round(ReceiveWindow w, PathDelay delay, long now, long rtt, int bytes, long sampleRtt) {
+        int chunk = Math.max(1, bytes / 16);
+        for (int step = 0; step < 16; step++) {
+            now += rtt / 16;
+            int n = Math.min(chunk, w.available());
+            if (n > 0) {
+                assertThat(w.onReceived(n)).isTrue();
+                w.onConsumed(n, now, delay, ANY);
+            }
+        }
+        delay.onSample(sampleRtt, now);
+        return now;
+    }
+
+    private static PathDelay path(long minRtt) {
+        PathDelay delay = new PathDelay();
+        delay.onSample(minRtt, T0);
+        return delay;
     }
 
     @Test
@@ -111,28 +216,6 @@ class ReceiveWindowTest {
         assertThat(w.available()).isEqualTo(w.window());
     }
 
-    /** A stream that drained fast and then slows to a trickle gives its window back as it consumes. */
-    @Test
-    void windowShrinksWhenTheStreamDrainsSlowly() {
-        ReceiveWindow w = new ReceiveWindow(16 * 1024, 16 * 1024, 16 << 20, T0);
-        long now = T0;
-        for (int i = 0; i < 2000; i++) { // fast: 10 MB/s on a 100 ms path
-            int chunk = w.window() / 16;
-            w.onReceived(chunk);
-            now += chunk * 100L;
-            w.onConsumed(chunk, now, 100 * MS, ANY);
-        }
-        int big = w.window();
-        assertThat(big).isGreaterThan(1_000_000);
-        for (int i = 0; i < 2000; i++) { // then 100 KB/s
-            int chunk = Math.max(1, w.window() / 16);
-            w.onReceived(Math.min(chunk, w.available()));
-            now += chunk * 10_000L;
-            w.onConsumed(Math.min(chunk, w.available() + chunk), now, 100 * MS, ANY);
-        }
-        assertThat(w.window()).isLessThan(big / 20).isGreaterThanOrEqualTo(16 * 1024);
-    }
-
     /** A UDP stream holds its window: a slow drain (or none) does not shrink it below the floor. */
     @Test
     void aHeldWindowGrowsAtOnceAndDoesNotShrinkBelowItsFloor() {
@@ -140,12 +223,14 @@ class ReceiveWindowTest {
         assertThat(w.raiseFloor(1 << 20, ANY)).isEqualTo((1 << 20) - 16 * 1024);
         assertThat(w.window()).isEqualTo(1 << 20);
         assertThat(w.available()).isEqualTo(1 << 20);
+        PathDelay delay = path(100 * MS);
         long now = T0;
-        for (int i = 0; i < 2000; i++) { // 100 KB/s on a 100 ms path: the target is 15 KB
+        for (int i = 0; i < 2000; i++) { // 100 KB/s on a 100 ms path, behind a queue: it would shrink to 11 KB
             int chunk = w.window() / 16;
             w.onReceived(chunk);
             now += chunk * 10_000L;
-            w.onConsumed(chunk, now, 100 * MS, ANY);
+            w.onConsumed(chunk, now, delay, ANY);
+            delay.onSample(200 * MS, now);
         }
         assertThat(w.window()).isEqualTo(1 << 20);
         assertThat(w.available()).isEqualTo(1 << 20);
@@ -176,14 +261,19 @@ class ReceiveWindowTest {
         assertThat(w.available()).isEqualTo(3000);
     }
 
-    /** A consumer that takes a sixteenth of its window every millisecond for a second, on a 20 ms path. */
+    /**
+     * A consumer that takes a sixteenth of its window every millisecond for a second, on a 20 ms
+     * path without a queue, pinged every millisecond.
+     */
     private static void drainFast(ReceiveWindow w, ReceiveWindow.Budget budget) {
+        PathDelay delay = path(RTT);
         long now = T0;
         for (int i = 0; i < 1000; i++) {
             int chunk = w.window() / 16;
             assertThat(w.onReceived(chunk)).isTrue();
             now += MS;
-            w.onConsumed(chunk, now, RTT, budget);
+            w.onConsumed(chunk, now, delay, budget);
+            delay.onSample(RTT, now);
         }
     }
 
@@ -195,11 +285,15 @@ class ReceiveWindowTest {
         assertThat(w.available()).isEqualTo(3000);
     }
 
-    /** available + buffered + unacked == window under any mix of receive and consume. */
+    /**
+     * available + buffered + unacked == window under any mix of receive and consume, queueing
+     * delay and squeezing; the window stays between its floor and its maximum.
+     */
     @Test
     void invariantHoldsUnderRandomTraffic() {
         Random random = new Random(42);
         ReceiveWindow w = new ReceiveWindow(1024, 1024, 64 * 1024, T0);
+        PathDelay delay = new PathDelay();
         long now = T0;
         long buffered = 0;
         long peerCredit = w.available(); // what the sender believes it may send
@@ -213,8 +307,19 @@ class ReceiveWindowTest {
             } else if (buffered > 0) {
                 int n = 1 + random.nextInt((int) Math.min(buffered, 4096));
                 buffered -= n;
-                peerCredit += w.onConsumed(n, now, random.nextInt(4) == 0 ? 0 : RTT, ANY);
+                peerCredit += w.onConsumed(n, now, delay, ANY);
             }
+            if (random.nextInt(8) == 0) {
+                delay.onSample(RTT + random.nextInt(3) * WindowControl.targetNanos(RTT), now);
+            }
+            if (random.nextInt(500) == 0) {
+                if (w.squeezed()) {
+                    w.unsqueeze();
+                } else {
+                    w.squeeze();
+                }
+            }
+            assertThat(w.buffered()).isEqualTo(buffered);
             long unacked = w.window() - w.available() - buffered;
             assertThat(unacked).as("step %d", step).isBetween(0L, (long) w.window() / ReceiveWindow.UPDATE_FRACTION);
             assertThat(peerCredit).as("sender's view of credit, step %d", step).isEqualTo(w.available());

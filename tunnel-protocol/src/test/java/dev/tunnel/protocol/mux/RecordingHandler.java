@@ -8,9 +8,7 @@ import java.util.List;
 
 /**
  * A {@link StreamHandler} that keeps what it received and, like a socket, consumes it either at
- * once ({@link #autoConsume}) or only when the test says so ({@link #consume}). It follows its
- * stream to the bulk lane ({@link #moveTo}) at once, or, with {@link #holdMoves}, when the test
- * calls {@link #land}; with {@link #movable} false it cannot move.
+ * once ({@link #autoConsume}) or only when the test says so ({@link #consume}).
  */
 final class RecordingHandler implements StreamHandler {
     final MuxStream stream;
@@ -21,10 +19,6 @@ final class RecordingHandler implements StreamHandler {
     final List<Integer> resets = new ArrayList<>();
     final List<String> events = new ArrayList<>();
     boolean autoConsume;
-    boolean movable = true;
-    private boolean holdMoves;
-    private Runnable landing;
-    int moves;
     int unconsumed;
     int fins;
     int writables;
@@ -39,45 +33,6 @@ final class RecordingHandler implements StreamHandler {
     RecordingHandler autoConsume() {
         autoConsume = true;
         return this;
-    }
-
-    /** Moves wait for {@link #land}: the stream stays in transit until then. */
-    RecordingHandler holdMoves() {
-        holdMoves = true;
-        return this;
-    }
-
-    /** Ends the move that waits: the stream lands on the bulk owner, or, with a failure, the move failed. */
-    void land(Throwable failure) {
-        Runnable go = landing;
-        landing = null;
-        if (go == null) {
-            throw new IllegalStateException("no move waits");
-        }
-        failureToLand = failure;
-        go.run();
-    }
-
-    private Throwable failureToLand;
-
-    boolean inTransit() {
-        return landing != null;
-    }
-
-    @Override
-    public boolean canMove() {
-        return movable;
-    }
-
-    @Override
-    public void moveTo(io.netty.channel.EventLoop loop, java.util.function.Consumer<Throwable> landed) {
-        moves++;
-        events.add("move");
-        if (holdMoves) {
-            landing = () -> landed.accept(failureToLand);
-        } else {
-            landed.accept(null);
-        }
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.tunnel.protocol.mux;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tunnel.protocol.ResetCode;
+import dev.tunnel.protocol.relay.StreamRelay;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;

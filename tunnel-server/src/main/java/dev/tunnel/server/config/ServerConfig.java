@@ -152,11 +152,6 @@ public class ServerConfig {
          * after it stopped accepting (0-3600; 0 = close them at once).
          */
         public int drainTimeout = 10;
-        /**
-         * Tunnel extension: offer clients a second connection per session for streams that turned
-         * bulk, so a download does not queue interactive streams behind it.
-         */
-        public boolean tcpMuxExpressLane = true;
         /** Tunnel extension: seconds a new connection has to finish TLS and log in (> 0). */
         public int loginTimeout = 10;
         /** Tunnel extension: open streams (public connections) one client may have; more are refused. 0 = unlimited. */

@@ -4,8 +4,8 @@ import dev.tunnel.protocol.ResetCode;
 import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.protocol.mux.MuxStream;
 import dev.tunnel.protocol.mux.StreamHandler;
-import dev.tunnel.protocol.mux.StreamRelay;
 import dev.tunnel.protocol.relay.RelayCounter;
+import dev.tunnel.protocol.relay.StreamRelay;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -74,8 +74,7 @@ public class StreamConnection implements AppConnection { // not final: tests pla
     @Override
     public void relay(ChannelHandlerContext replaced, RelayCounter traffic) {
         ChannelPipeline pipeline = replaced.pipeline();
-        // pinned: the vhost's handlers stay in this pipeline, on this loop, so the stream never moves
-        pipeline.replace(replaced.handler(), TunnelPipeline.RELAY, new StreamRelay(stream, traffic).pinned());
+        pipeline.replace(replaced.handler(), TunnelPipeline.RELAY, new StreamRelay(stream, traffic));
         pipeline.fireChannelActive(); // the relay starts as on a new connection
     }
 

@@ -9,7 +9,7 @@ import io.netty.channel.ChannelOutboundBuffer;
  * slices of tunnel reads of up to 256 KiB, and a slice written to a socket that has not taken
  * what it was given before may wait long, holding its whole parent buffer. Such a slice is
  * copied into a buffer of its own size first; a socket that keeps up gets the slice itself.
- * The same rule as {@link dev.tunnel.protocol.mux.StreamRelay}'s for raw streams.
+ * The same rule as {@link dev.tunnel.protocol.relay.StreamRelay}'s for raw streams.
  *
  * <p>Threading: the channel's event loop.
  */

@@ -6,7 +6,7 @@ import dev.tunnel.protocol.mux.MuxSession;
 import dev.tunnel.protocol.mux.MuxSettings;
 import dev.tunnel.protocol.mux.MuxStream;
 import dev.tunnel.protocol.mux.StreamHandler;
-import dev.tunnel.protocol.mux.StreamRelay;
+import dev.tunnel.protocol.relay.StreamRelay;
 import dev.tunnel.server.proxy.AppConnection;
 import dev.tunnel.server.proxy.StreamConnection;
 import io.netty.buffer.ByteBuf;

@@ -1,9 +1,9 @@
-package dev.tunnel.protocol.mux;
+package dev.tunnel.protocol.relay;
 
 import dev.tunnel.protocol.ResetCode;
-import dev.tunnel.protocol.relay.RelayCounter;
+import dev.tunnel.protocol.mux.MuxStream;
+import dev.tunnel.protocol.mux.StreamHandler;
 import dev.tunnel.protocol.transport.HalfClose;
-import dev.tunnel.protocol.transport.LoopMove;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -53,15 +53,7 @@ import org.slf4j.LoggerFactory;
  * after the socket's close future completed: a graceful stop that waits on close futures closes
  * the tunnel connection with {@link dev.tunnel.protocol.transport.LastWrites}, not directly.
  *
- * <h3>Moving</h3>
- * When the stream moves to the session's bulk lane, the socket moves with it to that lane's
- * loop ({@link #moveTo}, {@link LoopMove}): a connected socket of a transport that can change
- * loops, half-closed or not; never one of a relay made {@link #pinned}. A socket that closed
- * before it could leave (an EOF read in the same loop turn as the peer's marker) stays behind,
- * and its stream, which may still hold its last bytes and FIN, moves without it. A read that
- * waits in a bandwidth limiter moves with the socket ({@link dev.tunnel.protocol.relay.ReadLimiter}).
- *
- * <p>Threading: the socket must be registered on the loop of the stream's lane owner.
+ * <p>Threading: the socket must be registered on the session's event loop.
  */
 public final class StreamRelay extends ChannelInboundHandlerAdapter implements StreamHandler {
     private static final Logger log = LoggerFactory.getLogger(StreamRelay.class);
@@ -78,7 +70,6 @@ public final class StreamRelay extends ChannelInboundHandlerAdapter implements S
     private boolean outputDone;
     private boolean aborted;
     private boolean failed;
-    private boolean pinned;
 
     public StreamRelay(MuxStream stream) {
         this(stream, RelayCounter.NONE);
@@ -93,15 +84,6 @@ public final class StreamRelay extends ChannelInboundHandlerAdapter implements S
 
     public MuxStream stream() {
         return stream;
-    }
-
-    /**
-     * Keeps the socket on its loop: for a socket whose pipeline holds handlers that belong to that
-     * loop (a vhost connection after an upgrade). Returns this relay.
-     */
-    public StreamRelay pinned() {
-        pinned = true;
-        return this;
     }
 
     /** The local connection could not be made: abort the stream and drop early data. */
@@ -232,27 +214,6 @@ public final class StreamRelay extends ChannelInboundHandlerAdapter implements S
     @Override
     public void onWritable() {
         resumeReading();
-    }
-
-    @Override
-    public boolean canMove() {
-        // a closed socket has nothing left to move: its stream may still have bytes to send
-        return !pinned && channel != null && (!channel.isOpen() || LoopMove.canMove(channel));
-    }
-
-    @Override
-    public void moveTo(io.netty.channel.EventLoop loop, java.util.function.Consumer<Throwable> landed) {
-        LoopMove.moveTo(channel, loop, failure -> {
-            landed.accept(failure);
-            if (failure != null) {
-                return;
-            }
-            if (channel.isOpen()) {
-                resumeReading();
-            } else {
-                socketClosed(); // it closed before it left: its channelInactive may not have come (see LoopMove)
-            }
-        });
     }
 
     private void writeToSocket(ByteBuf data) {

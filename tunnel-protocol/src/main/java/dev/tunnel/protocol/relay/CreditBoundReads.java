@@ -1,6 +1,5 @@
-package dev.tunnel.protocol.mux;
+package dev.tunnel.protocol.relay;
 
-import dev.tunnel.protocol.relay.ForwardingRecvHandle;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.RecvByteBufAllocator;
