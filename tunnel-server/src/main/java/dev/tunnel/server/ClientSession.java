@@ -87,7 +87,7 @@ final class ClientSession implements ProxySession {
      *              here is per session, so no client can touch another's proxies)
      * @param metas the client's {@code metadatas} (or a Login plugin's), for the plugins
      * @param quota the port rules of the client's account
-     * @param proofKey what keys its work connections' and lane's proofs: the account's token after a
+     * @param proofKey what keys its work connections' proofs: the account's token after a
      *                 token login, the session key after a PAKE login; never logged
      * @param loginNonce the server nonce its login answered (its visitors' proofs are bound to it)
      */

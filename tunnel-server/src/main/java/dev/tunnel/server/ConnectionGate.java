@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
  * or over the handshake rates ({@link HandshakeThrottle}) is reset at once, so it costs an accept
  * and a close: no TLS engine, no crypto, no connection left in TIME_WAIT. An address with a
  * logged-in client is not held to the handshake rates: its further connections are that client's
- * work connections and lanes (pool mode opens one per public connection). Refusals an attacker
+ * work connections (pool mode opens one per public connection). Refusals an attacker
  * can repeat at will are logged once per burst ({@link BurstLog}).
  *
  * <p>Threading: called on the accepted connection's event loop; the throttles are thread-safe.

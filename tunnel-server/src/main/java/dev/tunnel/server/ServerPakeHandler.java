@@ -22,8 +22,8 @@ import io.netty.util.concurrent.Future;
  * {@code B} and sends {@code PAKE_CHALLENGE}, then computes the shared secret while the client
  * computes its own. The {@code LOGIN} that follows is held until that secret is ready, then passed
  * on to {@link ServerControlHandler}, which checks it ({@link LoginAuthenticator#verifyPake}) with
- * what was agreed ({@link #takeAgreed}). The first message that is not a hello (a token login, a work connection, a
- * lane join) is passed on and this handler steps aside. A server with {@code auth.pake = "off"}
+ * what was agreed ({@link #takeAgreed}). The first message that is not a hello (a token login, a work
+ * connection) is passed on and this handler steps aside. A server with {@code auth.pake = "off"}
  * has none, and the control handler refuses the hello.
  *
  * <p>Threading: the connection's event loop; the modular exponentiations run on the
