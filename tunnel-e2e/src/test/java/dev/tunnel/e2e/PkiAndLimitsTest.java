@@ -103,10 +103,12 @@ class PkiAndLimitsTest {
         assertEchoes(b);
 
         // Bob cannot take alice's port, and bob's token does not open alice's account.
-        TunnelClient bobTakesAlicesPort = tunnel.startClient(asUser(server, echo, "bob", "bob-secret", alicePort));
+        ClientConfig bobAgain = asUser(server, echo, "bob", "bob-secret", alicePort);
+        bobAgain.proxies.get(0).name = "web2"; // bob.web is taken by his first client (one name per user, as frp)
+        TunnelClient bobTakesAlicesPort = tunnel.startClient(bobAgain);
         bobTakesAlicesPort.firstLogin().get(10, TimeUnit.SECONDS);
-        await(() -> bobTakesAlicesPort.proxy("web").isPresent());
-        assertThat(bobTakesAlicesPort.proxy("web").orElseThrow().error()).contains("already used by another proxy");
+        await(() -> bobTakesAlicesPort.proxy("web2").isPresent());
+        assertThat(bobTakesAlicesPort.proxy("web2").orElseThrow().error()).contains("already used by another proxy");
         assertThat(catchFailure(tunnel.startClient(asUser(server, echo, "alice", "bob-secret", 0))))
                 .hasMessageContaining("authorization failed");
         assertThat(catchFailure(tunnel.startClient(asUser(server, echo, "", "", 0))))
