@@ -103,10 +103,9 @@ class PkiAndLimitsTest {
         assertEchoes(b);
 
         // Bob cannot take alice's port, and bob's token does not open alice's account.
-        // (a proxy name of its own: bob's "web" is taken by bob's first client, a refusal of its own)
-        ClientConfig takesAlicesPort = asUser(server, echo, "bob", "bob-secret", alicePort);
-        takesAlicesPort.proxies.get(0).name = "web2";
-        TunnelClient bobTakesAlicesPort = tunnel.startClient(takesAlicesPort);
+        ClientConfig bobAgain = asUser(server, echo, "bob", "bob-secret", alicePort);
+        bobAgain.proxies.get(0).name = "web2"; // bob.web is taken by his first client (one name per user, as frp)
+        TunnelClient bobTakesAlicesPort = tunnel.startClient(bobAgain);
         bobTakesAlicesPort.firstLogin().get(10, TimeUnit.SECONDS);
         await(() -> bobTakesAlicesPort.proxy("web2").isPresent());
         assertThat(bobTakesAlicesPort.proxy("web2").orElseThrow().error()).contains("already used by another proxy");
@@ -132,10 +131,8 @@ class PkiAndLimitsTest {
         }
         assertThat(logs()).contains("too many failed logins from /127.0.0.1");
         ClientConfig right = client(server, echo);
-        // The block is applied when the connection is accepted, before TLS: a reset that reaches
-        // the client before or after its connect completes.
         assertThat(catchFailure(tunnel.startClient(right))).as("even the right token waits out the block")
-                .message().containsAnyOf("closed the connection before answering", "Connection reset by peer");
+                .hasMessageContaining("closed the connection before answering");
     }
 
     @Test

@@ -44,7 +44,7 @@ final class ConnectionGate {
         if (blocked > 0) {
             log.debug("{} refused: {} is blocked for {} s more after failed logins", ch, address,
                     (blocked + 999) / 1000);
-            reset(ch);
+            ch.close(); // a FIN: its client says the server closed the connection before answering
             return false;
         }
         if (sessions.hasClientAt(address)) {
