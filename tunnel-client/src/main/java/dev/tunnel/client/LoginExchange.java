@@ -28,8 +28,9 @@ import javax.net.ssl.SSLPeerUnverifiedException;
  * actually saw, and check the server's proof in the {@link LoginResult} before anything else is
  * accepted. The PAKE login first sends a {@link PakeHello} ({@code A}), takes the server's
  * {@link PakeChallenge} (salt, {@code B}) and proves the token with the secret they agree; its
- * modular exponentiations run on the {@link PakeWorker}, but for the one that finishes a login
- * to a server this process logged in to before. One instance per connection.
+ * modular exponentiations run on the loop (one of ~640 bits each, under a millisecond), but the
+ * blinded {@code g^x} of a salt this process has not met, which runs on the {@link PakeWorker}.
+ * One instance per connection.
  *
  * <p>Threading: the connection's event loop; the futures it returns complete there.
  */
@@ -72,10 +73,13 @@ final class LoginExchange {
         return pake;
     }
 
-    /** Picks this login's secret and computes {@code A}, on the worker; then {@link #hello(PakeClient)}. */
+    /**
+     * Picks this login's secret and computes {@code A} (one 640-bit exponentiation, under a
+     * millisecond), here on the loop: called once the TLS client hello is out, it runs while the
+     * server answers it; then {@link #hello(PakeClient)}.
+     */
     Future<PakeClient> startPake(EventExecutor loop) {
-        String token = credentials.token();
-        return worker.submit(loop, () -> PakeClient.start(token));
+        return loop.newSucceededFuture(PakeClient.start(credentials.token()));
     }
 
     /** The hello carrying {@code client}'s {@code A}. */
