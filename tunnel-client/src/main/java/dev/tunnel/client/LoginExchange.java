@@ -19,6 +19,7 @@ import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
@@ -27,7 +28,9 @@ import javax.net.ssl.SSLPeerUnverifiedException;
  * actually saw, and check the server's proof in the {@link LoginResult} before anything else is
  * accepted. The PAKE login first sends a {@link PakeHello} ({@code A}), takes the server's
  * {@link PakeChallenge} (salt, {@code B}) and proves the token with the secret they agree; its
- * modular exponentiations run on the {@link PakeWorker}. One instance per connection.
+ * modular exponentiations run on the loop (one of ~640 bits each, under a millisecond), but the
+ * blinded {@code g^x} of a salt this process has not met, which runs on the {@link PakeWorker}.
+ * One instance per connection.
  *
  * <p>Threading: the connection's event loop; the futures it returns complete there.
  */
@@ -70,10 +73,13 @@ final class LoginExchange {
         return pake;
     }
 
-    /** Picks this login's secret and computes {@code A}, on the worker; then {@link #hello(PakeClient)}. */
+    /**
+     * Picks this login's secret and computes {@code A} (one 640-bit exponentiation, under a
+     * millisecond), here on the loop: called once the TLS client hello is out, it runs while the
+     * server answers it; then {@link #hello(PakeClient)}.
+     */
     Future<PakeClient> startPake(EventExecutor loop) {
-        String token = credentials.token();
-        return worker.submit(loop, () -> PakeClient.start(token));
+        return loop.newSucceededFuture(PakeClient.start(credentials.token()));
     }
 
     /** The hello carrying {@code client}'s {@code A}. */
@@ -103,7 +109,9 @@ final class LoginExchange {
 
     /**
      * The keys of the PAKE login for the server's {@code challenge} (after {@link #challenged}),
-     * computed on the worker; then {@link #answer(PakeKeys, ClientIdentity, int)}. Fails with an
+     * computed on the loop when this process met the salt before (one exponentiation of 640
+     * bits, under a millisecond, {@link PakeClient#finishesQuickly}), else on the worker; then
+     * {@link #answer(PakeKeys, ClientIdentity, int)}. Fails with an
      * {@link IllegalArgumentException} when the server's values are invalid.
      */
     Future<PakeKeys> agree(PakeChallenge challenge, EventExecutor loop) {
@@ -114,8 +122,16 @@ final class LoginExchange {
         String sn = serverNonce;
         String cn = clientNonce;
         ChannelBinding binding = seen;
-        return worker.submit(loop, () -> client.finish(challenge.salt(), challenge.serverPublic())
-                .keys(user, sn, cn, binding));
+        Callable<PakeKeys> keys = () -> client.finish(challenge.salt(), challenge.serverPublic())
+                .keys(user, sn, cn, binding);
+        if (!client.finishesQuickly(challenge.salt())) {
+            return worker.submit(loop, keys);
+        }
+        try { // on the loop: the hand-over to the worker and back costs more than the computation under load
+            return loop.newSucceededFuture(keys.call());
+        } catch (Exception e) {
+            return loop.newFailedFuture(e);
+        }
     }
 
     /** The PAKE login proven with {@code keys}. */

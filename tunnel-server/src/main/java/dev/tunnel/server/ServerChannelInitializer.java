@@ -35,6 +35,9 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
         this.muxSettings = muxSettings;
         this.heartbeatTimeout = heartbeatTimeout;
         this.keepaliveInterval = keepaliveInterval;
+        if (context.authenticator().offersPake()) {
+            PakeWorker.shared().ephemerals().refill(); // the first logins then find their exponents ready
+        }
     }
 
     @Override

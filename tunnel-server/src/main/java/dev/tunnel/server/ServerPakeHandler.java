@@ -8,6 +8,8 @@ import dev.tunnel.protocol.ProtocolException;
 import dev.tunnel.protocol.auth.PakeSecret;
 import dev.tunnel.protocol.auth.PakeServer;
 import dev.tunnel.protocol.auth.PakeWorker;
+import dev.tunnel.protocol.auth.ServerEphemerals;
+import dev.tunnel.protocol.auth.ServerEphemerals.Ephemeral;
 import dev.tunnel.protocol.auth.TokenVerifier;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -19,15 +21,16 @@ import io.netty.util.concurrent.Future;
  * The server's half of the PAKE login on one tunnel connection (docs/security.md), in front of
  * the handlers that take the connection's first message. On {@code PAKE_HELLO} it looks up the
  * account (a decoy verifier for a user with none, so the answer looks the same), computes
- * {@code B} and sends {@code PAKE_CHALLENGE}, then computes the shared secret while the client
- * computes its own. The {@code LOGIN} that follows is held until that secret is ready, then passed
+ * {@code B} from a precomputed exponent ({@link ServerEphemerals}) and sends
+ * {@code PAKE_CHALLENGE}, then computes the shared secret while the client computes its own. The {@code LOGIN} that follows is held until that secret is ready, then passed
  * on to {@link ServerControlHandler}, which checks it ({@link LoginAuthenticator#verifyPake}) with
  * what was agreed ({@link #takeAgreed}). The first message that is not a hello (a token login, a work
  * connection) is passed on and this handler steps aside. A server with {@code auth.pake = "off"}
  * has none, and the control handler refuses the hello.
  *
- * <p>Threading: the connection's event loop; the modular exponentiations run on the
- * {@link PakeWorker}, whose answers come back on this loop.
+ * <p>Threading: the connection's event loop, which computes the secret; {@code g^b} is
+ * precomputed on the {@link PakeWorker}, which also computes it when none is ready (its answer
+ * comes back on this loop).
  */
 final class ServerPakeHandler extends ChannelInboundHandlerAdapter {
     /** What the PAKE login agreed on this connection: the hello's user, its account (null: none) and the secret. */
@@ -99,26 +102,44 @@ final class ServerPakeHandler extends ChannelInboundHandlerAdapter {
         ctx.fireChannelRead(login);
     }
 
+    /**
+     * Answers the hello: at once with a precomputed exponent ({@link ServerEphemerals}), else
+     * once the worker computed a fresh one.
+     */
     private void start(ChannelHandlerContext ctx) {
         Credentials.Account found = credentials.find(hello.user());
         account = found != null && found.verifier() != null ? found : null;
         TokenVerifier verifier = account != null ? account.verifier() : credentials.decoy(hello.user());
-        String clientPublic = hello.clientPublic();
+        Ephemeral ready = worker.ephemerals().poll();
+        if (ready != null) {
+            challenge(ctx, PakeServer.start(verifier, ready));
+            return;
+        }
         Future<PakeServer> started = worker.submit(ctx.executor(), () -> PakeServer.start(verifier));
         started.addListener(f -> {
             if (!f.isSuccess()) {
                 ctx.fireExceptionCaught(new ProtocolException("PAKE login: " + f.cause().getMessage()));
-                return;
+            } else if (ctx.channel().isActive() && !ctx.isRemoved()) {
+                challenge(ctx, started.getNow());
             }
-            if (!ctx.channel().isActive() || ctx.isRemoved()) {
-                return;
-            }
-            PakeServer server = started.getNow();
-            greeting.greet(ctx); // already done, unless the answer came within the read that brought the hello
-            ctx.writeAndFlush(new ControlFrame(new PakeChallenge(server.salt(), server.serverPublic())));
-            secret = worker.submit(ctx.executor(), () -> server.agree(clientPublic));
-            secret.addListener(s -> agreedOrFailed(ctx));
         });
+    }
+
+    /**
+     * Sends the greeting (unless sent) and the PAKE challenge, then computes the secret here
+     * while the client computes its own: two 256-bit exponentiations, under a millisecond, about
+     * what the TLS handshake that came before cost this loop, and once per connection (a second
+     * hello is refused); a hop to the worker and back would cost more under load.
+     */
+    private void challenge(ChannelHandlerContext ctx, PakeServer server) {
+        greeting.greet(ctx); // already done, unless the answer came within the read that brought the hello
+        ctx.writeAndFlush(new ControlFrame(new PakeChallenge(server.salt(), server.serverPublic())));
+        try {
+            secret = ctx.executor().newSucceededFuture(server.agree(hello.clientPublic()));
+        } catch (IllegalArgumentException e) {
+            secret = ctx.executor().newFailedFuture(e);
+        }
+        agreedOrFailed(ctx);
     }
 
     private void agreedOrFailed(ChannelHandlerContext ctx) {

@@ -29,6 +29,8 @@ final class ServerLoginHarness {
     static final ChannelBinding OWN = ChannelBinding.parse("sha256:" + "AB".repeat(32));
 
     final ServerContext context;
+    /** Shared by this harness's connections, as one server's are: one pool of precomputed exponents. */
+    private final PakeWorker pakeWorker = PakeWorker.inline();
 
     ServerLoginHarness() {
         this(true);
@@ -85,7 +87,7 @@ final class ServerLoginHarness {
                 ServerNonce nonce = new ServerNonce();
                 TunnelPipeline.addServerHandshake(c.pipeline());
                 if (context.authenticator().offersPake()) {
-                    c.pipeline().addLast(TunnelPipeline.PAKE, new ServerPakeHandler(context.credentials(), nonce, PakeWorker.inline()));
+                    c.pipeline().addLast(TunnelPipeline.PAKE, new ServerPakeHandler(context.credentials(), nonce, pakeWorker));
                 }
                 if (acceptor != null) {
                     c.pipeline().addLast(acceptorName, acceptor.apply(nonce));

@@ -14,11 +14,14 @@ import dev.tunnel.protocol.auth.ChannelBinding;
 import dev.tunnel.protocol.auth.LoginProof;
 import dev.tunnel.protocol.auth.PakeClient;
 import dev.tunnel.protocol.auth.PakeKeys;
+import dev.tunnel.protocol.auth.ServerEphemerals;
 import dev.tunnel.protocol.auth.TokenVerifier;
 import dev.tunnel.server.config.ServerConfig;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -104,6 +107,22 @@ class ServerPakeLoginTest {
         assertThat(x.keys.serverProven(result.serverProof())).isTrue();
         assertThat(result.capabilities()).contains(Capabilities.PAKE_LOGIN);
         x.ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void noTwoLoginsSeeTheSameServerPublicValueThoughMostAreAnsweredFromPrecomputedExponents() {
+        ServerLoginHarness harness = new ServerLoginHarness();
+        Set<String> serverPublics = new HashSet<>();
+        int logins = 3 * ServerEphemerals.SIZE;
+        for (int i = 0; i < logins; i++) {
+            Exchange x = new Exchange(harness.connection());
+            PakeClient client = PakeClient.start(TOKEN);
+            LoginResult result = x.hello(client, "").login(client, "", OWN);
+            assertThat(result.ok()).as(result.error()).isTrue();
+            serverPublics.add(x.challenge.serverPublic());
+            x.ch.finishAndReleaseAll();
+        }
+        assertThat(serverPublics).hasSize(logins); // B = k·v + g^b with the same v: a b used twice repeats B
     }
 
     @Test

@@ -2,33 +2,38 @@ package dev.tunnel.protocol.auth;
 
 import java.math.BigInteger;
 import java.util.Base64;
-import org.bouncycastle.crypto.CryptoException;
-import org.bouncycastle.crypto.agreement.srp.SRP6Client;
 import org.bouncycastle.crypto.agreement.srp.SRP6Util;
 
 /**
- * The client's half of one SRP-6a login (RFC 5054 arithmetic by BouncyCastle, {@link PakeSuite}):
- * {@link #start} picks {@code a} and computes {@code A = g^a}, sent before the client knows its
- * salt (SRP-6a allows either order); {@link #finish} takes the server's salt and {@code B} and
- * computes the premaster secret {@code S = (B - k·g^x)^(a + u·x)}. Each step costs one or two
- * modular exponentiations of a few milliseconds: run them off the event loop.
+ * The client's half of one SRP-6a login (RFC 5054, {@link PakeSuite}): {@link #start} picks
+ * {@code a} and computes {@code A = g^a} (while TCP and TLS connect), sent before the client knows
+ * its salt (SRP-6a allows either order); {@link #finish} takes the server's salt and {@code B}
+ * and computes the premaster secret {@code S = (B - k·g^x)^(a + u·x)}: one exponentiation of
+ * about 640 bits, plus a blinded {@code g^x} the first time this process meets the salt
+ * ({@link KnownVerifiers}). Run both off the event loop.
+ *
+ * <p>The formula is BouncyCastle's {@code SRP6Client}'s, written out because that class
+ * recomputes and blinds {@code g^x} and blinds {@code a + u·x} to 2056 bits on every login, about
+ * 3 ms each (docs/security.md says why a 640-bit {@code a} is safe unblinded;
+ * {@code SrpVectorsTest} checks the formula against RFC 5054's vectors).
  *
  * <p>Threading: {@link #start} and {@link #finish} may run on any thread, one after the other
  * (the instance is handed from one to the next through a future); the instance is used once.
  */
 public final class PakeClient {
-    private final Srp srp = new Srp();
     private final byte[] password;
+    private final BigInteger a;
+    private final BigInteger clientPublicValue;
     private final String clientPublic;
 
     private PakeClient(String token) {
         this.password = PakeSuite.password(token);
-        srp.init(PakeSuite.GROUP, PakeSuite.digest(), PakeSuite.RANDOM);
-        // x is set again with the real salt in finish(); A does not depend on it.
-        this.clientPublic = PakeSuite.encode(srp.generateClientCredentials(new byte[0], PakeSuite.IDENTITY, password));
+        this.a = PakeSuite.privateExponent(PakeSuite.CLIENT_EXPONENT_BITS);
+        this.clientPublicValue = PakeSuite.power(a);
+        this.clientPublic = PakeSuite.encode(clientPublicValue);
     }
 
-    /** Picks this login's secret exponent and computes {@code A} (slow). */
+    /** Picks this login's secret exponent and computes {@code A} (one exponentiation). */
     public static PakeClient start(String token) {
         return new PakeClient(token);
     }
@@ -40,33 +45,46 @@ public final class PakeClient {
 
     /**
      * The secret this login agreed with a server that sent {@code salt} and {@code serverPublic}
-     * (slow).
+     * (one exponentiation, two for a salt not met before).
      *
      * @throws IllegalArgumentException when the server's values are malformed or {@code B mod N = 0}
      */
     public PakeSecret finish(String salt, String serverPublic) {
+        BigInteger x = x(salt);
+        String what = "the server's public value";
+        BigInteger b = PakeSuite.validated(PakeSuite.decode(serverPublic, what), what);
+        BigInteger n = PakeSuite.GROUP.getN();
+        BigInteger u = PakeSuite.scrambler(clientPublicValue, b);
+        BigInteger premaster = premaster(n, KnownVerifiers.multipliedVerifier(x), b, u, x, a);
+        return new PakeSecret(premaster, clientPublic, salt, serverPublic);
+    }
+
+    /**
+     * Whether {@link #finish} for {@code salt} costs one exponentiation of 640 bits only (this
+     * process met the salt before), short enough for an event loop, as a TLS handshake's own
+     * computations are.
+     */
+    public boolean finishesQuickly(String salt) {
+        try {
+            return KnownVerifiers.knows(x(salt));
+        } catch (IllegalArgumentException e) {
+            return true; // finish fails at once
+        }
+    }
+
+    private BigInteger x(String salt) {
         byte[] saltBytes;
         try {
             saltBytes = Base64.getDecoder().decode(salt);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("the server's salt is not base64");
         }
-        BigInteger b = PakeSuite.decode(serverPublic, "the server's public value");
-        srp.useSalt(saltBytes, PakeSuite.IDENTITY, password);
-        try {
-            return new PakeSecret(srp.calculateSecret(b), clientPublic, salt, serverPublic);
-        } catch (CryptoException e) {
-            throw new IllegalArgumentException("the server's public value is invalid: " + e.getMessage());
-        }
+        return SRP6Util.calculateX(PakeSuite.digest(), PakeSuite.GROUP.getN(), saltBytes, PakeSuite.IDENTITY, password);
     }
 
-    /**
-     * BouncyCastle's client, with x recomputed for the salt that arrives after A went out
-     * ({@code SrpVectorsTest} runs it on RFC 5054's test vectors).
-     */
-    static class Srp extends SRP6Client {
-        void useSalt(byte[] salt, byte[] identity, byte[] password) {
-            x = SRP6Util.calculateX(digest, N, salt, identity, password);
-        }
+    /** {@code S = (B - k·g^x)^(a + u·x) mod N}, as BouncyCastle's {@code SRP6Client.calculateS}, unblinded. */
+    static BigInteger premaster(BigInteger n, BigInteger kgx, BigInteger serverPublic, BigInteger u, BigInteger x,
+                                BigInteger a) {
+        return serverPublic.subtract(kgx).mod(n).modPow(u.multiply(x).add(a), n);
     }
 }

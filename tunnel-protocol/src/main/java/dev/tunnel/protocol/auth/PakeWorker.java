@@ -29,9 +29,11 @@ public final class PakeWorker {
     private static final PakeWorker SHARED = new PakeWorker(pool());
 
     private final Executor executor;
+    private final ServerEphemerals ephemerals;
 
     private PakeWorker(Executor executor) {
         this.executor = executor;
+        this.ephemerals = new ServerEphemerals(executor);
     }
 
     private static ThreadPoolExecutor pool() {
@@ -51,6 +53,11 @@ public final class PakeWorker {
      */
     public static PakeWorker inline() {
         return new PakeWorker(Runnable::run);
+    }
+
+    /** The server's precomputed private exponents, refilled on this worker. */
+    public ServerEphemerals ephemerals() {
+        return ephemerals;
     }
 
     /** Runs {@code task} on a worker thread; the future completes on {@code loop}. */

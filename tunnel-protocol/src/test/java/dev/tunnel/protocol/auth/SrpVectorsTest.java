@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The SRP-6a primitive against RFC 5054 Appendix B (1024-bit group, SHA-1, I = "alice",
  * P = "password123"), run through the same BouncyCastle classes the login uses with SHA-256 and
- * the 2048-bit group, including {@link PakeClient.Srp}, which sends A before it knows the salt.
+ * the 2048-bit group, and the formulas {@link PakeServer} and {@link PakeClient} write out
+ * (with a precomputed {@code g^b}, a cached {@code k·g^x} and no blinding) on the same vectors.
  */
 class SrpVectorsTest {
     private static final SRP6GroupParameters GROUP = SRP6StandardGroups.rfc5054_1024;
@@ -87,17 +88,19 @@ class SrpVectorsTest {
     }
 
     @Test
-    void aClientThatSendsItsPublicValueBeforeTheSaltReachesTheRfcsSecret() throws Exception {
-        PakeClient.Srp client = new PakeClient.Srp() {
-            @Override
-            protected BigInteger selectPrivateValue() {
-                return A_PRIVATE;
-            }
-        };
-        client.init(GROUP, new SHA1Digest(), new SecureRandom());
-        assertThat(client.generateClientCredentials(new byte[0], I, P)).isEqualTo(A);
-        client.useSalt(SALT, I, P);
-        assertThat(client.calculateSecret(B)).isEqualTo(S);
+    void theServersFormulasWithAPrecomputedGToTheBReachTheRfcsPublicValueAndSecret() {
+        BigInteger n = GROUP.getN();
+        BigInteger gb = GROUP.getG().modPow(B_PRIVATE, n);
+        assertThat(PakeServer.serverPublic(n, K, V, gb)).isEqualTo(B);
+        assertThat(PakeServer.premaster(n, V, U, A, B_PRIVATE)).isEqualTo(S);
+    }
+
+    @Test
+    void theClientsFormulaWithACachedKTimesGToTheXReachesTheRfcsSecret() {
+        BigInteger n = GROUP.getN();
+        BigInteger kgx = K.multiply(GROUP.getG().modPow(X, n)).mod(n);
+        assertThat(GROUP.getG().modPow(A_PRIVATE, n)).isEqualTo(A);
+        assertThat(PakeClient.premaster(n, kgx, B, U, X, A_PRIVATE)).isEqualTo(S);
     }
 
     private static BigInteger hex(String spaced) {
