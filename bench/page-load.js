@@ -1,10 +1,11 @@
 // First load of a page in headless Chromium, in real time (no virtual time), over the DevTools
-// protocol: node --experimental-websocket bench/page-load.js DEVTOOLS_PORT URL [SELECTOR_ATTR]
+// protocol: [VIEWPORT=WxH] node --experimental-websocket bench/page-load.js DEVTOOLS_PORT URL [SELECTOR_ATTR]
 // Chromium must already run with --remote-debugging-port=DEVTOOLS_PORT and a fresh profile (cold
 // cache). Prints one JSON line: ms from navigation start to DOMContentLoaded and to load, ms until
 // the page set data-SELECTOR_ATTR on <html> (the dashboard's first render with data; "" to skip),
 // bytes transferred (encoded, headers included, every request of the page until then), requests,
-// and console errors or exceptions seen.
+// console errors or exceptions seen, and the page's scroll width beside the window's (a page
+// wider than its window scrolls sideways).
 const [port, url, attr = 'first-render-ms'] = process.argv.slice(2);
 const fail = (m) => { console.error(m); process.exit(2); };
 setTimeout(() => fail('page-load: timed out after 20 s'), 20000).unref();
@@ -21,6 +22,10 @@ setTimeout(() => fail('page-load: timed out after 20 s'), 20000).unref();
   const send = (method, params = {}) => new Promise((ok) => { const n = ++id; pending.set(n, ok); ws.send(JSON.stringify({ id: n, method, params })); });
   await send('Network.enable'); await send('Runtime.enable'); await send('Page.enable');
   await send('Network.setCacheDisabled', { cacheDisabled: true });
+  if (process.env.VIEWPORT) { // WIDTHxHEIGHT: a phone's viewport (a headless window is at least 500 px wide)
+    const [width, height] = process.env.VIEWPORT.split('x').map(Number);
+    await send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: 1, mobile: true });
+  }
   await send('Page.navigate', { url });
   const evaluate = async (expr) => (await send('Runtime.evaluate', { expression: expr, returnByValue: true })).result?.result?.value;
   let render = null;
@@ -31,6 +36,7 @@ setTimeout(() => fail('page-load: timed out after 20 s'), 20000).unref();
   }
   await new Promise((r) => setTimeout(r, 100)); // let the last loadingFinished events arrive
   const nav = await evaluate('JSON.stringify(performance.getEntriesByType("navigation")[0])');
+  const widths = await evaluate('[document.documentElement.scrollWidth, window.innerWidth]');
   const t = JSON.parse(nav || '{}');
   let bytes = 0, requests = 0; const errors = []; const urls = new Map();
   for (const e of events) {
@@ -44,6 +50,6 @@ setTimeout(() => fail('page-load: timed out after 20 s'), 20000).unref();
     if (e.method === 'Network.loadingFailed' && urls.has(e.params.requestId)) errors.push(urls.get(e.params.requestId) + ': ' + e.params.errorText);
   }
   console.log(JSON.stringify({ domContentLoadedMs: Math.round(t.domContentLoadedEventEnd), loadMs: Math.round(t.loadEventEnd),
-    renderMs: render, bytes, requests, errors }));
+    renderMs: render, bytes, requests, errors, scrollWidth: widths[0], innerWidth: widths[1] }));
   ws.close(); process.exit(0);
 })().catch((e) => fail('page-load: ' + e));

@@ -142,23 +142,39 @@ first=$(curl -s -o /dev/null "${CRED[@]}" -w '%{time_total} %{size_download}' "$
 bytes=0; for f in "" app.js app.css; do
     bytes=$(( bytes + $(curl -s "${CRED[@]}" -o /dev/null -w '%{size_download}' "$S/static/$f") )); done
 CHROME=(chromium --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$WORK/chrome"
-        --window-size=1200,900 --virtual-time-budget=6000)
+        --window-size=1280,900 --virtual-time-budget=6000)
 "${CHROME[@]}" --enable-logging=stderr --v=0 --dump-dom "$URL" > "$WORK/dom.html" 2> "$WORK/chrome.log" || true
-"${CHROME[@]}" --screenshot="$WORK/dashboard.png" "$URL" > /dev/null 2>&1 || true
-[ -n "${SCREENSHOT:-}" ] && cp "$WORK/dashboard.png" "$SCREENSHOT"
-check "page shows the client's host and both proxies online" /usr/bin/python3 - "$WORK/dom.html" "$(hostname)" <<'PY'
+"${CHROME[@]}" --dump-dom "$URL#proxy=web" > "$WORK/detail.html" 2>> "$WORK/chrome.log" || true
+# screenshots: a desktop and a phone width, and a proxy's detail (SCREENSHOTS=DIR keeps them)
+"${CHROME[@]}" --screenshot="$WORK/dashboard-1280.png" "$URL" > /dev/null 2>&1 || true
+"${CHROME[@]}" --screenshot="$WORK/dashboard-proxy-1280.png" "$URL#proxy=web" > /dev/null 2>&1 || true
+"${CHROME[@]/--window-size=1280,900/--window-size=390,844}" --screenshot="$WORK/dashboard-390.png" "$URL" > /dev/null 2>&1 || true
+[ -n "${SCREENSHOTS:-}" ] && mkdir -p "$SCREENSHOTS" && cp "$WORK"/dashboard-*.png "$SCREENSHOTS/"
+check "page shows the client, both proxies online, a chart with axes" /usr/bin/python3 - "$WORK/dom.html" "$(hostname)" "$PUB" <<'PY'
 import re, sys
 dom = open(sys.argv[1]).read()
-for needle in ["<td>web</td>", "<td>files</td>", "<td>" + sys.argv[2] + "</td>", 'class="online">online']:
+for needle in ["<td>web</td>", "<td>files</td>", "<td>" + sys.argv[2] + "</td>", 'class="online">online',
+               "<td>" + sys.argv[3] + "</td>", ">now</text>", ">-60 min</text>", "/s</text>"]:
     assert needle in dom, needle
+assert re.search(r'<polyline class="in" points="[0-9.]+,[0-9.]+ ', dom), "no traffic line"
+assert " MB" not in dom and " KB" not in dom, "decimal unit names for binary sizes"
 assert 'id="error" hidden' in dom, "the page reports an error"
 PY
+check "#proxy=web opens its detail: address, last hour and 7 days charted" /usr/bin/python3 - "$WORK/detail.html" "$PUB" <<'PY'
+import sys
+dom = open(sys.argv[1]).read()
+detail = dom[dom.index('id="detail"'):]
+assert not detail.startswith('id="detail" hidden'), "detail hidden"
+for needle in ["web (tcp, online)", "<dd>" + sys.argv[2] + "</dd>", ">today</text>", "<rect class=\"in\"", ">-60 min</text>"]:
+    assert needle in detail, needle
+PY
 check "no console errors" bash -c "! grep -E 'CONSOLE|Uncaught|Failed to load' '$WORK/chrome.log'"
-check "screenshot is a 1200x900 PNG that is not blank" /usr/bin/python3 - "$WORK/dashboard.png" <<'PY'
+for shot in 1280x900:dashboard-1280 1280x900:dashboard-proxy-1280 390x844:dashboard-390; do
+    check "screenshot ${shot#*:}.png is a ${shot%%:*} PNG that is not blank" /usr/bin/python3 - "$WORK/${shot#*:}.png" "${shot%%:*}" <<'PY'
 import struct, sys, zlib
 data = open(sys.argv[1], "rb").read()
 assert data[:8] == b"\x89PNG\r\n\x1a\n"
-w, h = struct.unpack(">II", data[16:24]); assert (w, h) == (1200, 900), (w, h)
+w, h = struct.unpack(">II", data[16:24]); assert "%dx%d" % (w, h) == sys.argv[2], (w, h)
 pos, idat = 8, b""
 while pos < len(data):
     n, kind = struct.unpack(">I4s", data[pos:pos + 8]); pos += 8
@@ -167,6 +183,7 @@ while pos < len(data):
 raw = zlib.decompress(idat)
 assert len(set(raw[i:i + 3] for i in range(0, len(raw) - 3, 97))) > 20, "too few colors: blank page?"
 PY
+done
 render=$(grep -o 'data-first-render-ms="[0-9]*"' "$WORK/dom.html" | grep -o '[0-9]*' || echo "?")
 check "first load transfers < 200 KB ($bytes bytes)" [ "$bytes" -lt 204800 ]
 
@@ -181,6 +198,14 @@ for i in $(seq 1 "${REAL_LOADS:-5}"); do
     node --no-warnings --experimental-websocket bench/page-load.js "$DT" "$URL" >> "$WORK/real.jsonl" || true
     kill $cpid 2>/dev/null || true; wait $cpid 2>/dev/null || true
 done
+DT=$(free_port)
+chromium --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$WORK/chrome-390" \
+    --window-size=390,844 --remote-debugging-port="$DT" about:blank > /dev/null 2>&1 & cpid=$!
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$DT/json/version" > /dev/null && break; sleep 0.1; done
+phone=$(VIEWPORT=390x844 node --no-warnings --experimental-websocket bench/page-load.js "$DT" "$URL" || true)
+kill $cpid 2>/dev/null || true; wait $cpid 2>/dev/null || true
+check "390 px wide: the page does not scroll sideways" /usr/bin/python3 -c '
+import json,sys; r=json.loads(sys.argv[1]); assert r["innerWidth"] <= 400 and r["scrollWidth"] <= r["innerWidth"], r' "$phone"
 real=$(/usr/bin/python3 - "$WORK/real.jsonl" <<'PY'
 import json, statistics, sys
 runs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]

@@ -512,9 +512,10 @@ final class ClientSession implements ProxySession {
         return new NewProxyResult(request.proxyId(), request.name(), 0, told, Options.EMPTY);
     }
 
-    /** What the API shows of a proxy's {@code metadatas.*}, {@code annotations.*} and group. */
+    /** What the API shows of a proxy's {@code metadatas.*}, {@code annotations.*}, group and domains. */
     private static ServerStats.ProxyLabels labels(Options options) {
         return new ServerStats.ProxyLabels(options.map("metadatas"), options.map("annotations"),
-                options.string("loadBalancer.group", ""));
+                options.string("loadBalancer.group", ""), options.list("customDomains"),
+                options.string("subdomain", ""), options.list("locations"));
     }
 }

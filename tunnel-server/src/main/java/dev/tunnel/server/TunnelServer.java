@@ -154,8 +154,9 @@ public final class TunnelServer implements AutoCloseable {
                     listener.close().syncUninterruptibly();
                     throw e;
                 }
-                // a day's bytes land on that day even when nobody reads the API
-                workerGroup.next().scheduleAtFixedRate(stats::sampleAll, 60, 60, TimeUnit.SECONDS);
+                // bytes land in the minute and the day they moved in, even when nobody reads the API
+                workerGroup.next().scheduleAtFixedRate(stats::sampleAll, ServerStats.SERVER_STEP,
+                        ServerStats.SERVER_STEP, TimeUnit.SECONDS);
             }
             return new TunnelServer(workerGroup, listener, context, config.transport.drainTimeout, web);
         } catch (Exception e) {

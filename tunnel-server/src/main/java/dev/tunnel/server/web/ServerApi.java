@@ -21,7 +21,10 @@ import java.util.stream.Collectors;
  * The server's REST API with frp's paths and JSON field names, so frp's dashboard scripts keep
  * working: {@code /api/serverinfo}, {@code /api/proxy/{type}}, {@code /api/proxy/{type}/{name}},
  * {@code /api/traffic/{name}}, {@code /api/clients}, {@code /healthz}; with
- * {@code enablePrometheus}, {@code /metrics}; and the dashboard under {@code /static/}.
+ * {@code enablePrometheus}, {@code /metrics}; and the dashboard under {@code /static/}. Not in
+ * frp: {@code /api/tunnel/history[/{name}]}, the last hour of traffic kept on the server, and in
+ * each proxy's entry its {@code type}, {@code remotePort} and public {@code domains}, which stay
+ * when it goes offline (frp's {@code conf} is null then).
  *
  * <p>Traffic follows frp: "today" figures are the bytes of the current local day, {@code in}
  * is what came from the public side, {@code out} what went to it.
@@ -51,7 +54,9 @@ public final class ServerApi {
                 .get("/api/proxy/{type}", this::proxiesByType)
                 .get("/api/proxy/{type}/{name}", this::proxyByTypeAndName)
                 .get("/api/traffic/{name}", this::traffic)
-                .get("/api/clients", this::clients);
+                .get("/api/clients", this::clients)
+                .get("/api/tunnel/history", r -> history(stats.lastHour(), ServerStats.SERVER_STEP))
+                .get("/api/tunnel/history/{name}", this::proxyHistory);
         if (config.enablePrometheus) {
             ServerMetrics metrics = new ServerMetrics(stats);
             routes.get("/metrics", r -> metrics.scrape());
@@ -136,6 +141,33 @@ public final class ServerApi {
         });
     }
 
+    private WebResponse proxyHistory(WebRequest r) {
+        double[][] rates = stats.lastHour(r.param("name"));
+        return rates == null ? WebResponse.text(HttpResponseStatus.NOT_FOUND, "no proxy info found")
+                : history(rates, ProxyTraffic.MINUTE);
+    }
+
+    /** {@code {"step": seconds, "in": [bytes/s, ...], "out": [...]}}, oldest first, the last point still filling. */
+    private static WebResponse history(double[][] rates, int step) {
+        return Json.response(json -> {
+            json.writeStartObject();
+            json.writeNumberField("step", step);
+            json.writeFieldName("in");
+            writeRounded(json, rates[0]);
+            json.writeFieldName("out");
+            writeRounded(json, rates[1]);
+            json.writeEndObject();
+        });
+    }
+
+    private static void writeRounded(JsonGenerator json, double[] values) throws IOException {
+        json.writeStartArray();
+        for (double v : values) {
+            json.writeNumber(Math.round(v));
+        }
+        json.writeEndArray();
+    }
+
     private WebResponse clients(WebRequest r) {
         String user = r.query("user");
         String clientId = r.query("clientId");
@@ -175,14 +207,23 @@ public final class ServerApi {
         });
     }
 
-    private static void writeProxy(JsonGenerator json, ServerStats.ProxyView p) throws IOException {
+    private void writeProxy(JsonGenerator json, ServerStats.ProxyView p) throws IOException {
+        ServerStats.ProxyLabels labels = p.labels();
         json.writeStartObject();
         json.writeStringField("name", p.name());
+        json.writeStringField("type", p.type()); // not in frp, nor the two below
+        json.writeNumberField("remotePort", p.remotePort());
+        writeList(json, "domains", domains(labels));
         if (p.online()) {
             json.writeObjectFieldStart("conf");
             json.writeStringField("name", p.name());
             json.writeStringField("type", p.type());
             json.writeNumberField("remotePort", p.remotePort());
+            writeList(json, "customDomains", labels.customDomains());
+            if (!labels.subdomain().isEmpty()) {
+                json.writeStringField("subdomain", labels.subdomain());
+            }
+            writeList(json, "locations", labels.locations());
             writeMap(json, "metadatas", p.labels().metadatas());
             writeMap(json, "annotations", p.labels().annotations());
             if (!p.labels().group().isEmpty()) {
@@ -209,6 +250,28 @@ public final class ServerApi {
         json.writeStringField("lastCloseTime", frpTime(p.lastCloseMillis()));
         json.writeStringField("status", p.online() ? "online" : "offline");
         json.writeEndObject();
+    }
+
+    /** The host names a vhost proxy answers for: its custom domains and its subdomain under subDomainHost. */
+    private List<String> domains(ServerStats.ProxyLabels labels) {
+        if (labels.subdomain().isEmpty() || config.subDomainHost.isEmpty()) {
+            return labels.customDomains();
+        }
+        List<String> all = new java.util.ArrayList<>(labels.customDomains());
+        all.add(labels.subdomain() + "." + config.subDomainHost);
+        return all;
+    }
+
+    /** {@code name: [v, ...]}, omitted when empty (frp's {@code omitempty}). */
+    private static void writeList(JsonGenerator json, String name, List<String> list) throws IOException {
+        if (list.isEmpty()) {
+            return;
+        }
+        json.writeArrayFieldStart(name);
+        for (String v : list) {
+            json.writeString(v);
+        }
+        json.writeEndArray();
     }
 
     /** {@code name: {k: v, ...}}, omitted when empty (frp's {@code omitempty}). */

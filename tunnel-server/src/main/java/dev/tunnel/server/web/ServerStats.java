@@ -30,6 +30,8 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class ServerStats {
     static final int MAX_OFFLINE = 1000;
+    /** Seconds per point of the server-wide traffic history; the server's timer samples this often. */
+    public static final int SERVER_STEP = 10;
 
     /** A proxy's live counters (bytes from and to the public side, open public connections). */
     public interface Traffic {
@@ -77,6 +79,8 @@ public final class ServerStats {
     private final RecentTable<ProxyEntry> proxies = new RecentTable<>(MAX_OFFLINE);
     private final LongAdder failedLogins = new LongAdder();
     private final LongAdder refusedConnections = new LongAdder();
+    /** Every proxy's bytes per {@value #SERVER_STEP} s over the last hour, for the dashboard's chart. */
+    private final RateHistory serverTraffic = new RateHistory(SERVER_STEP, 3600 / SERVER_STEP);
     /** The vhost ports' counters by scheme ("http", "https"), in the order they opened. */
     private final Map<String, VhostSettings.Counters> vhostPorts = new LinkedHashMap<>();
 
@@ -93,10 +97,23 @@ public final class ServerStats {
 
     /**
      * What a proxy's client said about it besides its type: frp's {@code metadatas.*},
-     * {@code annotations.*} and {@code loadBalancer.group} ("" = none), shown by the API as sent.
+     * {@code annotations.*}, {@code loadBalancer.group} ("" = none) and, for the vhost types,
+     * {@code customDomains}, {@code subdomain} and {@code locations}; shown by the API as sent.
      */
-    public record ProxyLabels(Map<String, String> metadatas, Map<String, String> annotations, String group) {
+    public record ProxyLabels(Map<String, String> metadatas, Map<String, String> annotations, String group,
+                              List<String> customDomains, String subdomain, List<String> locations) {
         public static final ProxyLabels NONE = new ProxyLabels(Map.of(), Map.of(), "");
+
+        public ProxyLabels {
+            metadatas = Map.copyOf(metadatas);
+            annotations = Map.copyOf(annotations);
+            customDomains = List.copyOf(customDomains);
+            locations = List.copyOf(locations);
+        }
+
+        public ProxyLabels(Map<String, String> metadatas, Map<String, String> annotations, String group) {
+            this(metadatas, annotations, group, List.of(), "", List.of());
+        }
     }
 
     /**
@@ -157,8 +174,7 @@ public final class ServerStats {
         long[] foldedDrops;
         long lastStart;
         long lastClose;
-        DailyTraffic dayIn;
-        DailyTraffic dayOut;
+        ProxyTraffic history;
 
         long totalIn() {
             return foldedIn + (live == null ? 0 : live.bytesIn());
@@ -241,8 +257,7 @@ public final class ServerStats {
         LocalDate today = today();
         if (p == null) {
             p = new ProxyEntry();
-            p.dayIn = new DailyTraffic(today, 0);
-            p.dayOut = new DailyTraffic(today, 0);
+            p.history = new ProxyTraffic(today);
         } else {
             fold(p);
         }
@@ -254,8 +269,7 @@ public final class ServerStats {
         p.live = live;
         p.online = true;
         p.lastStart = clock.millis();
-        p.dayIn.rebase(p.foldedIn); // the live counters count from 0: all they hold is new
-        p.dayOut.rebase(p.foldedOut);
+        p.history.rebase(p.foldedIn, p.foldedOut); // the live counters count from 0: all they hold is new
         proxies.putOnline(name, p);
     }
 
@@ -329,10 +343,29 @@ public final class ServerStats {
             return null;
         }
         sample(p, today());
-        return new long[][] {p.dayIn.lastDays(), p.dayOut.lastDays()};
+        return p.history.lastDays();
     }
 
-    /** Samples every proxy's counters into its days (a timer calls this so a day's bytes land on that day). */
+    /** Bytes per second of proxy {@code name} in each minute of the last hour, oldest first: {in, out}; null if never seen. */
+    synchronized double[][] lastHour(String name) {
+        ProxyEntry p = proxies.get(name);
+        if (p == null) {
+            return null;
+        }
+        sample(p, today());
+        return p.history.lastHour(clock.millis() / 1000);
+    }
+
+    /** Bytes per second of every proxy together in each {@value #SERVER_STEP} s of the last hour, oldest first: {in, out}. */
+    synchronized double[][] lastHour() {
+        sampleAll();
+        return serverTraffic.perSecond(clock.millis() / 1000);
+    }
+
+    /**
+     * Samples every proxy's counters into its history (the server's timer calls this every
+     * {@value #SERVER_STEP} s, so bytes land in the minute and the day they moved in).
+     */
     public synchronized void sampleAll() {
         LocalDate today = today();
         proxies.forEach((name, p) -> sample(p, today));
@@ -340,14 +373,13 @@ public final class ServerStats {
 
     private ProxyView view(String name, ProxyEntry p, LocalDate today) {
         sample(p, today);
-        return new ProxyView(name, p.type, p.user, p.clientId, p.remotePort, p.online, p.dayIn.today(),
-                p.dayOut.today(), p.totalIn(), p.totalOut(), p.live == null ? 0 : p.live.connections(), p.lastStart,
+        return new ProxyView(name, p.type, p.user, p.clientId, p.remotePort, p.online, p.history.todayIn(),
+                p.history.todayOut(), p.totalIn(), p.totalOut(), p.live == null ? 0 : p.live.connections(), p.lastStart,
                 p.lastClose, p.labels, p.drops());
     }
 
-    private static void sample(ProxyEntry p, LocalDate today) {
-        p.dayIn.sample(today, p.totalIn());
-        p.dayOut.sample(today, p.totalOut());
+    private void sample(ProxyEntry p, LocalDate today) {
+        p.history.sample(today, clock.millis() / 1000, p.totalIn(), p.totalOut(), serverTraffic);
     }
 
     private static void fold(ProxyEntry p) {

@@ -24,7 +24,6 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.util.Base64;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -37,25 +36,7 @@ class ServerApiTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final ServerStats stats = new ServerStats(Clock.fixed(Instant.parse("2026-11-30T10:15:30Z"), ZoneId.of("UTC")));
-    private final AtomicLong sshIn = new AtomicLong();
-    private final AtomicLong sshOut = new AtomicLong();
-    private final AtomicLong sshConns = new AtomicLong();
-    private final ServerStats.Traffic sshTraffic = new ServerStats.Traffic() {
-        @Override
-        public long bytesIn() {
-            return sshIn.get();
-        }
-
-        @Override
-        public long bytesOut() {
-            return sshOut.get();
-        }
-
-        @Override
-        public long connections() {
-            return sshConns.get();
-        }
-    };
+    private final CountingTraffic sshTraffic = new CountingTraffic();
     private EventLoopGroup group;
     private WebServer web;
     private final HttpClient http = HttpClient.newHttpClient();
@@ -109,9 +90,9 @@ class ServerApiTest {
 
     @Test
     void serverInfoHasFrpsFields() throws Exception {
-        sshIn.set(1000);
-        sshOut.set(5000);
-        sshConns.set(3);
+        sshTraffic.in.set(1000);
+        sshTraffic.out.set(5000);
+        sshTraffic.open.set(3);
         JsonNode info = json("/api/serverinfo");
         assertThat(info.get("version").asText()).isEqualTo("1.2.3");
         assertThat(info.get("bindPort").asInt()).isEqualTo(7000);
@@ -130,7 +111,7 @@ class ServerApiTest {
 
     @Test
     void proxiesByTypeAndByName() throws Exception {
-        sshIn.set(123);
+        sshTraffic.in.set(123);
         JsonNode list = json("/api/proxy/tcp").get("proxies");
         assertThat(list).hasSize(2);
         JsonNode ssh = list.get(0);
@@ -146,7 +127,7 @@ class ServerApiTest {
 
     @Test
     void aClosedProxyStaysListedOfflineWithItsTraffic() throws Exception {
-        sshIn.set(700);
+        sshTraffic.in.set(700);
         stats.proxyClosed("ssh", sshTraffic);
         JsonNode ssh = json("/api/proxy/tcp/ssh");
         assertThat(ssh.get("status").asText()).isEqualTo("offline");
@@ -157,6 +138,45 @@ class ServerApiTest {
         assertThat(traffic.get("trafficIn")).hasSize(7);
         assertThat(traffic.get("trafficIn").get(0).asLong()).isEqualTo(700);
         assertThat(get("/api/traffic/none", true).statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void anOfflineProxyKeepsItsTypeAndAddressForTheDashboard() throws Exception {
+        stats.proxyClosed("ssh", sshTraffic);
+        JsonNode ssh = json("/api/proxy/tcp/ssh");
+        assertThat(ssh.get("conf").isNull()).as("frp's conf is null offline").isTrue();
+        assertThat(ssh.get("type").asText()).isEqualTo("tcp");
+        assertThat(ssh.get("remotePort").asInt()).isEqualTo(6001);
+        assertThat(ssh.get("clientID").asText()).isEqualTo("run-a");
+    }
+
+    @Test
+    void aVhostProxyListsItsDomainsUnderFrpsNamesAndAsHostNames() throws Exception {
+        stats.proxyOpened("blog", "http", "", "run-a", 8080, new ServerStats.ProxyLabels(java.util.Map.of(),
+                java.util.Map.of(), "", List.of("blog.example.org"), "blog", List.of("/", "/admin")), new Fixed(0, 0, 0));
+        JsonNode blog = json("/api/proxy/http/blog");
+        assertThat(blog.get("domains")).extracting(JsonNode::asText)
+                .containsExactly("blog.example.org", "blog.example.com");
+        assertThat(blog.get("conf").get("customDomains").get(0).asText()).isEqualTo("blog.example.org");
+        assertThat(blog.get("conf").get("subdomain").asText()).isEqualTo("blog");
+        assertThat(blog.get("conf").get("locations")).hasSize(2);
+        assertThat(json("/api/proxy/tcp/ssh").has("domains")).isFalse();
+    }
+
+    @Test
+    void theLastHourOfTrafficIsServedServerWideAndPerProxy() throws Exception {
+        sshTraffic.in.set(5_000);
+        stats.sampleAll();
+        JsonNode all = json("/api/tunnel/history");
+        assertThat(all.get("step").asInt()).isEqualTo(10);
+        assertThat(all.get("in")).hasSize(360);
+        assertThat(all.get("in").get(359).asLong()).as("5,000 B + web's 10 B in the last 10 s").isEqualTo(501);
+        JsonNode ssh = json("/api/tunnel/history/ssh");
+        assertThat(ssh.get("step").asInt()).isEqualTo(60);
+        assertThat(ssh.get("in")).hasSize(60);
+        assertThat(ssh.get("in").get(59).asLong()).isEqualTo(83);
+        assertThat(get("/api/tunnel/history/none", true).statusCode()).isEqualTo(404);
+        assertThat(get("/api/tunnel/history", false).statusCode()).isEqualTo(401);
     }
 
     @Test
@@ -197,8 +217,8 @@ class ServerApiTest {
 
     @Test
     void metricsUseFrpsNamesAndLabels() throws Exception {
-        sshIn.set(55);
-        sshConns.set(2);
+        sshTraffic.in.set(55);
+        sshTraffic.open.set(2);
         stats.loginFailed();
         HttpResponse<String> res = get("/metrics", true);
         assertThat(res.statusCode()).isEqualTo(200);
