@@ -1,6 +1,7 @@
 package dev.tunnel.client;
 
 import dev.tunnel.protocol.auth.PakeMode;
+import dev.tunnel.protocol.auth.PakeWorker;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -15,8 +16,12 @@ final class ClientPake {
     private final PakeMode mode;
     private final AtomicBoolean serverLacksIt = new AtomicBoolean();
 
+    /** With the PAKE login on, starts computing the client's exponents, so the first login finds its {@code A} ready. */
     ClientPake(PakeMode mode) {
         this.mode = mode;
+        if (mode != PakeMode.OFF) {
+            PakeWorker.shared().clientEphemerals().refill();
+        }
     }
 
     PakeMode mode() {

@@ -8,8 +8,8 @@ import dev.tunnel.protocol.ProtocolException;
 import dev.tunnel.protocol.auth.PakeSecret;
 import dev.tunnel.protocol.auth.PakeServer;
 import dev.tunnel.protocol.auth.PakeWorker;
-import dev.tunnel.protocol.auth.ServerEphemerals;
-import dev.tunnel.protocol.auth.ServerEphemerals.Ephemeral;
+import dev.tunnel.protocol.auth.Ephemerals;
+import dev.tunnel.protocol.auth.Ephemerals.Ephemeral;
 import dev.tunnel.protocol.auth.TokenVerifier;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -21,7 +21,7 @@ import io.netty.util.concurrent.Future;
  * The server's half of the PAKE login on one tunnel connection (docs/security.md), in front of
  * the handlers that take the connection's first message. On {@code PAKE_HELLO} it looks up the
  * account (a decoy verifier for a user with none, so the answer looks the same), computes
- * {@code B} from a precomputed exponent ({@link ServerEphemerals}) and sends
+ * {@code B} from a precomputed exponent ({@link Ephemerals}) and sends
  * {@code PAKE_CHALLENGE}, then computes the shared secret while the client computes its own. The {@code LOGIN} that follows is held until that secret is ready, then passed
  * on to {@link ServerControlHandler}, which checks it ({@link LoginAuthenticator#verifyPake}) with
  * what was agreed ({@link #takeAgreed}). The first message that is not a hello (a token login, a work
@@ -103,14 +103,14 @@ final class ServerPakeHandler extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * Answers the hello: at once with a precomputed exponent ({@link ServerEphemerals}), else
+     * Answers the hello: at once with a precomputed exponent ({@link Ephemerals}), else
      * once the worker computed a fresh one.
      */
     private void start(ChannelHandlerContext ctx) {
         Credentials.Account found = credentials.find(hello.user());
         account = found != null && found.verifier() != null ? found : null;
         TokenVerifier verifier = account != null ? account.verifier() : credentials.decoy(hello.user());
-        Ephemeral ready = worker.ephemerals().poll();
+        Ephemeral ready = worker.serverEphemerals().poll();
         if (ready != null) {
             challenge(ctx, PakeServer.start(verifier, ready));
             return;

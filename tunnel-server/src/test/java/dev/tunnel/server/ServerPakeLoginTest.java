@@ -14,7 +14,7 @@ import dev.tunnel.protocol.auth.ChannelBinding;
 import dev.tunnel.protocol.auth.LoginProof;
 import dev.tunnel.protocol.auth.PakeClient;
 import dev.tunnel.protocol.auth.PakeKeys;
-import dev.tunnel.protocol.auth.ServerEphemerals;
+import dev.tunnel.protocol.auth.Ephemerals;
 import dev.tunnel.protocol.auth.TokenVerifier;
 import dev.tunnel.server.config.ServerConfig;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -113,7 +113,7 @@ class ServerPakeLoginTest {
     void noTwoLoginsSeeTheSameServerPublicValueThoughMostAreAnsweredFromPrecomputedExponents() {
         ServerLoginHarness harness = new ServerLoginHarness();
         Set<String> serverPublics = new HashSet<>();
-        int logins = 3 * ServerEphemerals.SIZE;
+        int logins = 3 * Ephemerals.SERVER_SIZE;
         for (int i = 0; i < logins; i++) {
             Exchange x = new Exchange(harness.connection());
             PakeClient client = PakeClient.start(TOKEN);

@@ -1,16 +1,17 @@
 package dev.tunnel.protocol.auth;
 
+import dev.tunnel.protocol.auth.Ephemerals.Ephemeral;
 import java.math.BigInteger;
 import java.util.Base64;
 import org.bouncycastle.crypto.agreement.srp.SRP6Util;
 
 /**
- * The client's half of one SRP-6a login (RFC 5054, {@link PakeSuite}): {@link #start} picks
- * {@code a} and computes {@code A = g^a} (while TCP and TLS connect), sent before the client knows
+ * The client's half of one SRP-6a login (RFC 5054, {@link PakeSuite}): {@link #start} takes
+ * {@code a} with {@code A = g^a} (computed ahead, {@link Ephemerals}), sent before the client knows
  * its salt (SRP-6a allows either order); {@link #finish} takes the server's salt and {@code B}
  * and computes the premaster secret {@code S = (B - k·g^x)^(a + u·x)}: one exponentiation of
  * about 640 bits, plus a blinded {@code g^x} the first time this process meets the salt
- * ({@link KnownVerifiers}). Run both off the event loop.
+ * ({@link KnownVerifiers}).
  *
  * <p>The formula is BouncyCastle's {@code SRP6Client}'s, written out because that class
  * recomputes and blinds {@code g^x} and blinds {@code a + u·x} to 2056 bits on every login, about
@@ -26,16 +27,27 @@ public final class PakeClient {
     private final BigInteger clientPublicValue;
     private final String clientPublic;
 
-    private PakeClient(String token) {
+    private PakeClient(String token, Ephemeral ephemeral) {
         this.password = PakeSuite.password(token);
-        this.a = PakeSuite.privateExponent(PakeSuite.CLIENT_EXPONENT_BITS);
-        this.clientPublicValue = PakeSuite.power(a);
+        this.a = ephemeral.exponent;
+        this.clientPublicValue = ephemeral.power;
         this.clientPublic = PakeSuite.encode(clientPublicValue);
+    }
+
+    /**
+     * This login's secret exponent and {@code A} from {@code ephemeral}, which must never have
+     * been used and must have {@link PakeSuite#CLIENT_EXPONENT_BITS} bits (fast).
+     */
+    public static PakeClient start(String token, Ephemeral ephemeral) {
+        if (ephemeral.exponent.bitLength() != PakeSuite.CLIENT_EXPONENT_BITS) {
+            throw new IllegalArgumentException("the client's exponent must have " + PakeSuite.CLIENT_EXPONENT_BITS + " bits");
+        }
+        return new PakeClient(token, ephemeral);
     }
 
     /** Picks this login's secret exponent and computes {@code A} (one exponentiation). */
     public static PakeClient start(String token) {
-        return new PakeClient(token);
+        return new PakeClient(token, Ephemeral.fresh(PakeSuite.CLIENT_EXPONENT_BITS));
     }
 
     /** {@code A}, base64. */

@@ -1,13 +1,13 @@
 package dev.tunnel.protocol.auth;
 
-import dev.tunnel.protocol.auth.ServerEphemerals.Ephemeral;
+import dev.tunnel.protocol.auth.Ephemerals.Ephemeral;
 import java.math.BigInteger;
 import java.util.Base64;
 
 /**
  * The server's half of one SRP-6a login (RFC 5054, {@link PakeSuite}), holding only the account's
  * {@link TokenVerifier}: {@link #start} takes a single-use {@code b} with {@code g^b} (precomputed,
- * {@link ServerEphemerals}) and computes {@code B = k·v + g^b}, one multiplication; {@link #agree}
+ * {@link Ephemerals}) and computes {@code B = k·v + g^b}, one multiplication; {@link #agree}
  * takes the client's {@code A} and computes {@code S = (A·v^u)^b}, two exponentiations of 256
  * bits (under a millisecond): run it off the event loop.
  *
@@ -29,8 +29,8 @@ public final class PakeServer {
     private PakeServer(TokenVerifier verifier, Ephemeral ephemeral) {
         BigInteger n = PakeSuite.GROUP.getN();
         this.verifier = verifier.verifier();
-        this.b = ephemeral.b;
-        this.serverPublicValue = serverPublic(n, PakeSuite.K, this.verifier, ephemeral.gb);
+        this.b = ephemeral.exponent;
+        this.serverPublicValue = serverPublic(n, PakeSuite.K, this.verifier, ephemeral.power);
         this.salt = Base64.getEncoder().encodeToString(verifier.salt());
         this.serverPublic = PakeSuite.encode(serverPublicValue);
     }
@@ -42,7 +42,7 @@ public final class PakeServer {
 
     /** Picks this login's secret exponent and computes {@code B} for {@code verifier} (one exponentiation). */
     public static PakeServer start(TokenVerifier verifier) {
-        return new PakeServer(verifier, Ephemeral.fresh());
+        return new PakeServer(verifier, Ephemeral.fresh(PakeSuite.SERVER_EXPONENT_BITS));
     }
 
     /** The account's salt, base64. */

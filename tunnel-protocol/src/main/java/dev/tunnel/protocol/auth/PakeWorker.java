@@ -29,11 +29,13 @@ public final class PakeWorker {
     private static final PakeWorker SHARED = new PakeWorker(pool());
 
     private final Executor executor;
-    private final ServerEphemerals ephemerals;
+    private final Ephemerals serverEphemerals;
+    private final Ephemerals clientEphemerals;
 
     private PakeWorker(Executor executor) {
         this.executor = executor;
-        this.ephemerals = new ServerEphemerals(executor);
+        this.serverEphemerals = new Ephemerals(executor, PakeSuite.SERVER_EXPONENT_BITS, Ephemerals.SERVER_SIZE);
+        this.clientEphemerals = new Ephemerals(executor, PakeSuite.CLIENT_EXPONENT_BITS, Ephemerals.CLIENT_SIZE);
     }
 
     private static ThreadPoolExecutor pool() {
@@ -55,9 +57,14 @@ public final class PakeWorker {
         return new PakeWorker(Runnable::run);
     }
 
-    /** The server's precomputed private exponents, refilled on this worker. */
-    public ServerEphemerals ephemerals() {
-        return ephemerals;
+    /** The server's precomputed private exponents {@code b}, refilled on this worker (empty until the first refill). */
+    public Ephemerals serverEphemerals() {
+        return serverEphemerals;
+    }
+
+    /** The client's precomputed private exponents {@code a}, refilled on this worker (empty until the first refill). */
+    public Ephemerals clientEphemerals() {
+        return clientEphemerals;
     }
 
     /** Runs {@code task} on a worker thread; the future completes on {@code loop}. */
