@@ -147,9 +147,15 @@ final class LoginExchange {
         return pakeClient != null && !helloAnswered && serverNonce != null;
     }
 
-    /** A login result arrived: the hello was answered (if one was sent). */
+    /**
+     * A login result arrived: the hello was answered (if one was sent), and the next login's
+     * exponent can be computed without slowing this one.
+     */
     void resultArrived() {
         helloAnswered = true;
+        if (pakeClient != null) {
+            worker.clientEphemerals().refill();
+        }
     }
 
     private Login login(String proof, ClientIdentity identity, List<String> capabilities, int initialWindow) {

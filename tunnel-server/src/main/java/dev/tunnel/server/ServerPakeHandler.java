@@ -95,6 +95,12 @@ final class ServerPakeHandler extends ChannelInboundHandlerAdapter {
         ctx.fireChannelRead(msg);
     }
 
+    /** This connection's PAKE login is over (handed on, refused or closed): refill the exponent it may have taken. */
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        worker.serverEphemerals().refill();
+    }
+
     /** Passes the login on with what was agreed, and steps aside. */
     private void handOver(ChannelHandlerContext ctx, Object login) {
         ctx.channel().attr(AGREED).set(new Agreed(hello.user(), account, secret.getNow()));

@@ -11,9 +11,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * that a login takes one without a modular exponentiation: the server's {@code b} with
  * {@code g^b} ({@code B = k·v + g^b} is then one multiplication), the client's {@code a} with
  * {@code A = g^a} (its hello then goes out as soon as TLS allows). At most {@code size} wait; each
- * is handed out once ({@link #poll} removes it) and a take starts a refill in the background.
- * Empty (at start, or after a burst of logins), {@link #poll} returns null and the caller computes
- * a fresh one ({@link Ephemeral#fresh}).
+ * is handed out once ({@link #poll} removes it). The caller refills ({@link #refill}) once the
+ * login that took one is done, so the refill never competes for a core with that login's own
+ * computations. Empty (at start, or after a burst of logins), {@link #poll} returns null and the
+ * caller computes a fresh one ({@link Ephemeral#fresh}).
  *
  * <p>Thread-safe: polled on event loops, refilled on a worker thread.
  */
@@ -55,23 +56,25 @@ public final class Ephemerals {
         }
     }
 
-    /** A precomputed exponent, never handed out before, or null when none is ready; starts a refill either way. */
+    /** A precomputed exponent, never handed out before, or null when none is ready. */
     public Ephemeral poll() {
-        Ephemeral e = ready.poll();
-        refill();
-        return e;
+        return ready.poll();
     }
 
-    /** {@link #poll}, or a fresh exponent computed here when none is ready. */
+    /** {@link #poll}, or a fresh exponent computed here when none is ready (and a refill started). */
     public Ephemeral take() {
         Ephemeral e = poll();
-        return e != null ? e : Ephemeral.fresh(bits);
+        if (e != null) {
+            return e;
+        }
+        refill();
+        return Ephemeral.fresh(bits);
     }
 
     /**
      * Fills the pool in the background, one exponent per worker task so that logins' own
      * computations queued meanwhile do not wait behind a whole refill (a server or a client with
-     * the PAKE login calls this at start).
+     * the PAKE login calls this at start, and after each login).
      */
     public void refill() {
         if (ready.remainingCapacity() > 0 && refilling.compareAndSet(false, true)) {

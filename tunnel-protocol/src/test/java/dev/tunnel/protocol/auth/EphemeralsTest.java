@@ -29,16 +29,18 @@ class EphemeralsTest {
     @Test
     void exponentsAreComputedOnTheWorkerNotByTheCallerAndTheFirstTakeFindsNoneReady() {
         assertThat(server.poll()).isNull(); // nothing computed yet: the caller computes its own
-        assertThat(tasks).hasSize(1); // ...and a refill is queued, not run on the caller's thread
-        assertThat(server.ready()).isZero();
+        assertThat(tasks).isEmpty(); // ...and polling starts no computation that would compete with that login
 
+        server.refill(); // the login is done
+        assertThat(tasks).hasSize(1); // queued, not run on the caller's thread
+        assertThat(server.ready()).isZero();
         runTasks();
         assertThat(server.ready()).isEqualTo(Ephemerals.SERVER_SIZE);
         assertThat(tasks).isEmpty();
     }
 
     @Test
-    void eachExponentIsHandedOutOnceAndTakingOneRefillsThePool() {
+    void eachExponentIsHandedOutOnceAndARefillAfterTheLoginRestoresThePool() {
         for (Ephemerals pool : new Ephemerals[] {server, client}) {
             pool.refill();
             runTasks();
@@ -50,6 +52,8 @@ class EphemeralsTest {
                 assertThat(seen.add(e.exponent)).as("exponent handed out twice").isTrue();
                 assertThat(e.power).isEqualTo(PakeSuite.GROUP.getG().modPow(e.exponent, PakeSuite.GROUP.getN()));
                 assertThat(e.exponent.bitLength()).isEqualTo(pool.bits());
+                assertThat(tasks).isEmpty();
+                pool.refill();
                 runTasks();
                 assertThat(pool.ready()).isEqualTo(size);
             }
