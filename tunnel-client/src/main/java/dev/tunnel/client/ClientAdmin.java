@@ -4,6 +4,7 @@ import dev.tunnel.client.admin.AdminApi;
 import dev.tunnel.client.admin.AdminControl;
 import dev.tunnel.client.config.ClientConfig;
 import dev.tunnel.client.config.ProxyConfig;
+import dev.tunnel.client.config.VisitorConfig;
 import dev.tunnel.config.ConfigException;
 import dev.tunnel.protocol.transport.Transports;
 import dev.tunnel.web.WebServer;
@@ -15,7 +16,7 @@ import java.util.List;
  * The running client as its admin API sees it ({@code webServer.*}): the proxies' states for
  * {@code /api/status} (frp's words: "wait start" until the server answers, then "running" or
  * "start error"; "check failed" while its health check withdraws it), the config file for
- * {@code /api/config}, hot reload ({@link ConfigReloader}) and a graceful stop.
+ * {@code /api/config}, each proxy's and visitor's entry, hot reload ({@link ConfigReloader}) and a graceful stop.
  *
  * <p>Threading: the API calls in from its own thread; the proxies' states are read from the
  * client's concurrent status map.
@@ -63,6 +64,16 @@ final class ClientAdmin implements AdminControl, AutoCloseable {
                     p.plugin == null ? "" : p.plugin.type, remote));
         }
         return states;
+    }
+
+    @Override
+    public ProxyConfig proxyConfig(String name) {
+        return reloader.current().proxies.stream().filter(p -> name.equals(p.name)).findFirst().orElse(null);
+    }
+
+    @Override
+    public VisitorConfig visitorConfig(String name) {
+        return reloader.current().visitors.stream().filter(v -> name.equals(v.name)).findFirst().orElse(null);
     }
 
     @Override

@@ -94,6 +94,51 @@ class WebApiTest {
     }
 
     @Test
+    void oneProxyByNameOneClientByKeyAndForgettingOfflineProxiesAsFrp() throws Exception {
+        webPort = FreePorts.one();
+        EchoServer echo = tunnel.echoServer();
+        TunnelExtension.Tunnel t = tunnel.builder()
+                .server(c -> {
+                    c.webServer.port = webPort;
+                    c.webServer.user = "admin";
+                    c.webServer.password = "s3cret";
+                })
+                .proxy("echo", echo.port()).start();
+        int remotePort = t.port("echo");
+        JsonNode proxy = json("/api/proxies/echo");
+        assertThat(proxy.get("name").asText()).isEqualTo("echo");
+        assertThat(proxy.get("status").asText()).isEqualTo("online");
+        assertThat(proxy.get("conf").get("remotePort").asInt()).isEqualTo(remotePort);
+        assertThat(get("/api/proxies/nobody", true).body()).isEqualTo("{\"Code\":404,\"Msg\":\"no proxy info found\"}");
+
+        String key = json("/api/clients").get(0).get("key").asText();
+        JsonNode client = json("/api/clients/" + key);
+        assertThat(client.get("key").asText()).isEqualTo(key);
+        assertThat(client.get("online").asBoolean()).isTrue();
+        assertThat(client.get("clientIP").asText()).isEqualTo("127.0.0.1");
+        HttpResponse<String> noClient = get("/api/clients/nobody", true);
+        assertThat(noClient.statusCode()).isEqualTo(404);
+        assertThat(noClient.body()).isEqualTo("{\"Code\":404,\"Msg\":\"client nobody not found\"}");
+
+        assertThat(delete("/api/proxies").statusCode()).as("frp: status only support offline").isEqualTo(400);
+        assertThat(delete("/api/proxies?status=offline").body()).isEqualTo("{\"Code\":200,\"Msg\":\"success\"}");
+        assertThat(json("/api/proxies/echo").get("status").asText()).as("an online proxy stays").isEqualTo("online");
+        t.client().close();
+        await("proxy offline").atMost(Duration.ofSeconds(10)).pollInterval(50, TimeUnit.MILLISECONDS)
+                .until(() -> json("/api/proxies/echo").get("status").asText().equals("offline"));
+        assertThat(delete("/api/proxies?status=offline").statusCode()).isEqualTo(200);
+        assertThat(get("/api/proxies/echo", true).statusCode()).as("forgotten").isEqualTo(404);
+        assertThat(json("/api/proxy/tcp").get("proxies")).isEmpty();
+    }
+
+    private HttpResponse<String> delete(String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + webPort + path)).DELETE()
+                .timeout(Duration.ofSeconds(10))
+                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString("admin:s3cret"
+                        .getBytes(StandardCharsets.UTF_8))).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
     void aUdpProxysTrafficAndDroppedDatagramsShowInTheApiAndMetrics() throws Exception {
         webPort = FreePorts.one();
         UdpEcho echo = tunnel.closeAfterTest(new UdpEcho());

@@ -2,6 +2,7 @@ package dev.tunnel.web;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.netty.handler.codec.http.HttpResponseStatus;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -35,5 +36,19 @@ public final class Json {
     /** An API answer. */
     public static WebResponse response(Body body) {
         return WebResponse.json(write(body));
+    }
+
+    /**
+     * frp's {@code GeneralResponse}, which its APIs answer errors (and some successes) with:
+     * {@code {"Code": status, "Msg": msg}} (its fields have no JSON tags, hence the capitals).
+     */
+    public static WebResponse general(HttpResponseStatus status, String msg) {
+        byte[] body = write(json -> {
+            json.writeStartObject();
+            json.writeNumberField("Code", status.code());
+            json.writeStringField("Msg", msg);
+            json.writeEndObject();
+        });
+        return new WebResponse(status, WebResponse.JSON, body, java.util.Map.of());
     }
 }

@@ -51,6 +51,8 @@ import org.slf4j.LoggerFactory;
  */
 final class ClientSession implements ProxySession {
     private static final Logger log = LoggerFactory.getLogger(ClientSession.class);
+    /** The proxy types whose public side a {@code loadBalancer.group} balances, as in frp. */
+    private static final List<String> GROUP_TYPES = List.of("tcp", "http", "https", "tcpmux");
 
     private final String id;
     private final String user;
@@ -273,11 +275,10 @@ final class ClientSession implements ProxySession {
 
     /** Starts an admitted proxy, with its settings as the plugins left them. */
     private void runProxy(ServerProxyType type, NewProxy request, Consumer<NewProxyResult> reply) {
-        if (request.options().has("loadBalancer.group")
-                && !request.type().equals(dev.tunnel.server.proxy.tcp.TcpProxyType.NAME)) {
+        if (request.options().has("loadBalancer.group") && !GROUP_TYPES.contains(request.type())) {
             proxies.abandon(request.proxyId());
-            reply.accept(failed(request, "loadBalancer.group: groups are supported for tcp proxies only (this proxy"
-                    + " is " + request.type() + ")"));
+            reply.accept(failed(request, "loadBalancer.group: groups are for proxy types " + String.join(", ", GROUP_TYPES)
+                    + " (this proxy is " + request.type() + ")"));
             return;
         }
         ProxyRef proxy = new ProxyRef(request.proxyId(), qualified(request.name()));

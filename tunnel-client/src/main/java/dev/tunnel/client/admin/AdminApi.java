@@ -19,7 +19,9 @@ import java.util.function.Function;
 /**
  * The client's admin API, with frpc's paths and JSON: {@code GET /api/status} (proxies by
  * type), {@code GET /api/reload}, {@code GET /api/config}, {@code PUT /api/config},
- * {@code POST /api/stop}, {@code /healthz}. {@code POST /api/reload} works too. Reload, stop and
+ * {@code POST /api/stop}, {@code /healthz}, {@code GET /api/proxy/{name}/config} and
+ * {@code GET /api/visitor/{name}/config} (frp's {@code ProxyDefinition}/{@code VisitorDefinition}:
+ * {@code {"name", "type", "<type>": {the entry's keys}}}). {@code POST /api/reload} works too. Reload, stop and
  * PUT change state, so they are refused to cross-site requests (see the web package).
  *
  * <p>{@code PUT /api/config} checks the new file first and answers 400 with every error when it
@@ -49,6 +51,10 @@ public final class AdminApi {
                 .get("/api/status", r -> status())
                 .get("/api/config", r -> readConfig())
                 .change(HttpMethod.PUT, "/api/config", this::writeConfig)
+                .get("/api/proxy/{name}/config", r -> definition("proxy", r.param("name"),
+                        control.proxyConfig(r.param("name")), p -> p.type))
+                .get("/api/visitor/{name}/config", r -> definition("visitor", r.param("name"),
+                        control.visitorConfig(r.param("name")), v -> v.type))
                 .change(HttpMethod.POST, "/api/stop", r -> {
                     control.stop();
                     return WebResponse.ok();
@@ -58,6 +64,21 @@ public final class AdminApi {
                     .change(HttpMethod.POST, "/api/reload", r -> reload());
         }
         return routes;
+    }
+
+    /** frp's definition of one proxy or visitor, or 404 {@code proxy "x" not found} as frpc answers. */
+    private static <T> WebResponse definition(String kind, String name, T config, Function<T, String> type) {
+        if (config == null) {
+            return Json.general(HttpResponseStatus.NOT_FOUND, kind + " \"" + name + "\" not found");
+        }
+        return Json.response(json -> {
+            json.writeStartObject();
+            json.writeStringField("name", name);
+            json.writeStringField("type", type.apply(config));
+            json.writeFieldName(type.apply(config));
+            ConfigJson.write(json, config);
+            json.writeEndObject();
+        });
     }
 
     private WebResponse status() {

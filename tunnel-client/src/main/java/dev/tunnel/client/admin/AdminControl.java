@@ -1,5 +1,7 @@
 package dev.tunnel.client.admin;
 
+import dev.tunnel.client.config.ProxyConfig;
+import dev.tunnel.client.config.VisitorConfig;
 import java.util.List;
 
 /** What the admin API may see and do on the running client. Methods may be called from any thread. */
@@ -12,6 +14,16 @@ public interface AdminControl {
 
     /** Every configured proxy, in config order. */
     List<ProxyState> status();
+
+    /** The config of proxy {@code name} as the client runs it now, or null if it has none (none by default). */
+    default ProxyConfig proxyConfig(String name) {
+        return null;
+    }
+
+    /** The config of visitor {@code name} as the client runs it now, or null if it has none (none by default). */
+    default VisitorConfig visitorConfig(String name) {
+        return null;
+    }
 
     /** Stops the client (gracefully, as on SIGTERM); returns at once. */
     void stop();

@@ -20,6 +20,8 @@ final class ProxiesValidator {
     static final List<String> FRP_PROXY_TYPES = List.of("tcp", "udp", "http", "https", "stcp", "xtcp", "sudp", "tcpmux");
     /** The proxy types whose connections a plugin can serve (byte streams, as in frp). */
     static final List<String> PLUGIN_PROXY_TYPES = List.of("tcp", "http", "https", "stcp", "tcpmux");
+    /** The types a {@code loadBalancer.group} balances (the server checks the same list). */
+    static final List<String> GROUP_PROXY_TYPES = List.of("tcp", "http", "https", "tcpmux");
 
     private final ValueChecks checks;
     private final ClientProxyTypes types;
@@ -128,7 +130,8 @@ final class ProxiesValidator {
             return;
         }
         checks.check(p.plugin == null, key + ".type", "a health check connects to localIP:localPort, and a proxy"
-                + " served by a plugin has none (remove healthCheck or the plugin)");
+                + " served by a plugin has none (frp skips the check then, without a word; remove healthCheck or the"
+                + " plugin)");
         if ("http".equals(h.type)) {
             checks.notBlank(key + ".path", h.path);
         }
@@ -144,16 +147,15 @@ final class ProxiesValidator {
         }
     }
 
-    /** {@code loadBalancer.*}: groups are for tcp proxies (the server balances their connections). */
+    /** {@code loadBalancer.*}: groups are for the types whose public side the server balances, as in frp. */
     private void loadBalancer(String key, ProxyConfig p) {
         ProxyConfig.LoadBalancer lb = p.loadBalancer;
         if (lb.group.isEmpty()) {
             checks.check(lb.groupKey.isEmpty(), key + ".loadBalancer.groupKey", "set without loadBalancer.group");
             return;
         }
-        checks.check("tcp".equals(p.type), key + ".loadBalancer.group", "groups are supported for tcp proxies only"
-                + " (type is \"" + p.type + "\"; frp also groups http proxies by domain and location, tunnel does not"
-                + " yet)");
+        checks.check(GROUP_PROXY_TYPES.contains(p.type), key + ".loadBalancer.group", "groups are for proxy types "
+                + String.join(", ", GROUP_PROXY_TYPES) + " (type is \"" + p.type + "\")");
         checks.check(lb.group.length() <= Metadata.MAX_NAME, key + ".loadBalancer.group",
                 "longer than " + Metadata.MAX_NAME + " characters");
         checks.check(lb.groupKey.length() <= Metadata.MAX_VALUE, key + ".loadBalancer.groupKey",

@@ -2,6 +2,10 @@ package dev.tunnel.client.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tunnel.client.config.ProxyConfig;
+import dev.tunnel.client.config.VisitorConfig;
 import dev.tunnel.web.WebServer;
 import dev.tunnel.web.WebSettings;
 import io.netty.channel.EventLoopGroup;
@@ -37,6 +41,34 @@ class AdminApiTest {
         public List<ProxyState> status() {
             return List.of(new ProxyState("web", "tcp", "running", "", "127.0.0.1:8080", "", "vps.example:6000"),
                     new ProxyState("db", "tcp", "start error", "port 5432 is not allowed", "127.0.0.1:5432", "", ""));
+        }
+
+        @Override
+        public ProxyConfig proxyConfig(String name) {
+            if (!name.equals("web")) {
+                return null;
+            }
+            ProxyConfig p = new ProxyConfig();
+            p.name = "web";
+            p.type = "http";
+            p.localPort = 8080;
+            p.customDomains = List.of("a.example.com");
+            p.loadBalancer.group = "g";
+            p.requestHeaders.set.put("x-from", "frp");
+            return p;
+        }
+
+        @Override
+        public VisitorConfig visitorConfig(String name) {
+            if (!name.equals("ssh-visitor")) {
+                return null;
+            }
+            VisitorConfig v = new VisitorConfig();
+            v.name = "ssh-visitor";
+            v.type = "stcp";
+            v.serverName = "ssh";
+            v.bindPort = 6000;
+            return v;
         }
 
         @Override
@@ -83,6 +115,36 @@ class AdminApiTest {
                 + "\"err\":\"port 5432 is not allowed\",\"local_addr\":\"127.0.0.1:5432\",\"plugin\":\"\",\"remote_addr\":\"\"},"
                 + "{\"name\":\"web\",\"type\":\"tcp\",\"status\":\"running\",\"err\":\"\",\"local_addr\":\"127.0.0.1:8080\","
                 + "\"plugin\":\"\",\"remote_addr\":\"vps.example:6000\"}]}");
+    }
+
+    @Test
+    void oneProxysAndOneVisitorsConfigAsFrpsDefinitions() throws Exception {
+        start(false);
+        HttpResponse<String> res = send("GET", "/api/proxy/web/config", null);
+        assertThat(res.statusCode()).isEqualTo(200);
+        JsonNode proxy = new ObjectMapper().readTree(res.body());
+        assertThat(proxy.get("name").asText()).isEqualTo("web");
+        assertThat(proxy.get("type").asText()).isEqualTo("http");
+        JsonNode http = proxy.get("http");
+        assertThat(http.get("name").asText()).isEqualTo("web");
+        assertThat(http.get("localIP").asText()).isEqualTo("127.0.0.1");
+        assertThat(http.get("localPort").asInt()).isEqualTo(8080);
+        assertThat(http.get("customDomains").get(0).asText()).isEqualTo("a.example.com");
+        assertThat(http.get("loadBalancer").get("group").asText()).isEqualTo("g");
+        assertThat(http.get("requestHeaders").get("set").get("x-from").asText()).isEqualTo("frp");
+        assertThat(http.get("transport").get("bandwidthLimitMode").asText()).isEqualTo("client");
+        assertThat(http.has("plugin")).as("null: left out").isFalse();
+        assertThat(http.has("locations")).as("empty: left out").isFalse();
+
+        JsonNode visitor = new ObjectMapper().readTree(send("GET", "/api/visitor/ssh-visitor/config", null).body());
+        assertThat(visitor.get("type").asText()).isEqualTo("stcp");
+        assertThat(visitor.get("stcp").get("serverName").asText()).isEqualTo("ssh");
+        assertThat(visitor.get("stcp").get("bindPort").asInt()).isEqualTo(6000);
+
+        HttpResponse<String> missing = send("GET", "/api/proxy/nope/config", null);
+        assertThat(missing.statusCode()).isEqualTo(404);
+        assertThat(missing.body()).isEqualTo("{\"Code\":404,\"Msg\":\"proxy \\\"nope\\\" not found\"}");
+        assertThat(send("GET", "/api/visitor/web/config", null).statusCode()).isEqualTo(404);
     }
 
     @Test

@@ -374,6 +374,22 @@ class ClientConfigTest {
     }
 
     @Test
+    void aHealthCheckOnAPluginProxyIsRefusedSayingFrpWouldSkipIt() {
+        assertThat(messages("""
+                [[proxies]]
+                name = "files"
+                type = "tcp"
+                remotePort = 6000
+                healthCheck.type = "tcp"
+                [proxies.plugin]
+                type = "static_file"
+                localPath = "/srv"
+                """)).containsExactly("c.toml:5: proxies[0].healthCheck.type: a health check connects to"
+                + " localIP:localPort, and a proxy served by a plugin has none (frp skips the check then, without a"
+                + " word; remove healthCheck or the plugin)");
+    }
+
+    @Test
     void healthCheckLoadBalancerLabelsAndEncryptionAreChecked() {
         assertThat(messages("""
                 transport.connectServerLocalIP = "eth0"
@@ -409,8 +425,8 @@ class ClientConfigTest {
                 "c.toml:10: proxies[1].healthCheck.path: must not be empty",
                 "c.toml:11: proxies[1].healthCheck.maxFailed: -1 (expected: 0-1000)",
                 "c.toml:12: proxies[1].healthCheck.httpHeaders[0].name: \"bad name\" (expected: an HTTP header name)",
-                "c.toml:17: proxies[2].loadBalancer.group: groups are supported for tcp proxies only (type is"
-                        + " \"udp\"; frp also groups http proxies by domain and location, tunnel does not yet)",
+                "c.toml:17: proxies[2].loadBalancer.group: groups are for proxy types tcp, http, https, tcpmux (type is"
+                        + " \"udp\")",
                 "c.toml:22: proxies[3].loadBalancer.groupKey: set without loadBalancer.group",
                 "c.toml:23: proxies[3].transport.useEncryption: true needs transport.tls.enable = true: the tunnel"
                         + " encrypts every proxy's traffic with the TLS of its connection to the server, and has no"

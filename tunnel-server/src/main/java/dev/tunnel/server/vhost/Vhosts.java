@@ -81,6 +81,17 @@ public final class Vhosts {
      */
     public Registration register(VhostTarget target, VhostSpec spec, String user, DomainAllowList allowed)
             throws Refused {
+        return register(target, spec, user, allowed, null);
+    }
+
+    /**
+     * Registers {@code target} for what {@code spec} asks, as a member of {@code group} (null = in
+     * none): every route it asks for is shared with the group's other proxies on that route.
+     *
+     * @throws Refused naming the key, the domain, the proxy or group that holds it, or a wrong groupKey
+     */
+    public Registration register(VhostTarget target, VhostSpec spec, String user, DomainAllowList allowed,
+                                 RouteTable.Group group) throws Refused {
         String type = spec.https() ? "https" : "http";
         if ((spec.https() ? httpsPort : httpPort) == 0) {
             throw new Refused("the server serves no " + type + " proxies (its " + (spec.https() ? "vhostHTTPSPort"
@@ -90,10 +101,10 @@ public final class Vhosts {
         List<Runnable> removals = new ArrayList<>();
         if (spec.https()) {
             for (String d : domains) {
-                RouteTable.Entry<VhostTarget> owner = https.add(d, "", "", target.name(), target);
-                if (owner != null) {
+                String problem = https.join(d, "", "", target.name(), target, group);
+                if (problem != null) {
                     removals.forEach(Runnable::run);
-                    throw new Refused("domain [" + d + "] is already used by proxy [" + owner.owner() + "]");
+                    throw new Refused("domain [" + d + "] " + problem);
                 }
                 removals.add(() -> https.remove(d, "", "", target));
             }
@@ -110,12 +121,12 @@ public final class Vhosts {
         }
         for (String d : domains) {
             for (String location : locations) {
-                RouteTable.Entry<HttpRoute> owner = http.add(d, location, spec.routeByHTTPUser(), target.name(), route);
-                if (owner != null) {
+                String problem = http.join(d, location, spec.routeByHTTPUser(), target.name(), route, group);
+                if (problem != null) {
                     removals.forEach(Runnable::run);
                     throw new Refused("domain [" + d + "]" + (location.isEmpty() ? "" : " location [" + location + "]")
                             + (spec.routeByHTTPUser().isEmpty() ? "" : " routeByHTTPUser [" + spec.routeByHTTPUser() + "]")
-                            + " is already used by proxy [" + owner.owner() + "]");
+                            + " " + problem);
                 }
                 removals.add(() -> http.remove(d, location, spec.routeByHTTPUser(), route));
             }

@@ -56,6 +56,13 @@ final class RecentTable<V> {
         }
     }
 
+    /** Drops every offline entry; returns how many there were. */
+    int clearOffline() {
+        int n = offline.size();
+        offline.clear();
+        return n;
+    }
+
     int onlineCount() {
         return online.size();
     }

@@ -7,6 +7,7 @@ import dev.tunnel.web.Json;
 import dev.tunnel.web.Routes;
 import dev.tunnel.web.WebRequest;
 import dev.tunnel.web.WebResponse;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.io.IOException;
 import java.time.Instant;
@@ -16,11 +17,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The server's REST API with frp's paths and JSON field names, so frp's dashboard scripts keep
  * working: {@code /api/serverinfo}, {@code /api/proxy/{type}}, {@code /api/proxy/{type}/{name}},
- * {@code /api/traffic/{name}}, {@code /api/clients}, {@code /healthz}; with
+ * {@code /api/proxies/{name}}, {@code DELETE /api/proxies?status=offline} (forgets the offline
+ * proxies), {@code /api/traffic/{name}}, {@code /api/clients}, {@code /api/clients/{key}},
+ * {@code /healthz}; with
  * {@code enablePrometheus}, {@code /metrics}; and the dashboard under {@code /static/}. Not in
  * frp: {@code /api/tunnel/history[/{name}]}, the last hour of traffic kept on the server, and in
  * each proxy's entry its {@code type}, {@code remotePort} and public {@code domains}, which stay
@@ -30,6 +35,7 @@ import java.util.stream.Collectors;
  * is what came from the public side, {@code out} what went to it.
  */
 public final class ServerApi {
+    private static final Logger log = LoggerFactory.getLogger(ServerApi.class);
     /** frp's format of lastStartTime / lastCloseTime. */
     private static final DateTimeFormatter FRP_TIME = DateTimeFormatter.ofPattern("MM-dd HH:mm:ss");
 
@@ -54,7 +60,10 @@ public final class ServerApi {
                 .get("/api/proxy/{type}", this::proxiesByType)
                 .get("/api/proxy/{type}/{name}", this::proxyByTypeAndName)
                 .get("/api/traffic/{name}", this::traffic)
+                .get("/api/proxies/{name}", this::proxyByName)
+                .change(HttpMethod.DELETE, "/api/proxies", this::deleteProxies)
                 .get("/api/clients", this::clients)
+                .get("/api/clients/{key}", this::client)
                 .get("/api/tunnel/history", r -> history(stats.lastHour(), ServerStats.SERVER_STEP))
                 .get("/api/tunnel/history/{name}", this::proxyHistory);
         if (config.enablePrometheus) {
@@ -124,6 +133,23 @@ public final class ServerApi {
                 .orElseGet(() -> WebResponse.text(HttpResponseStatus.NOT_FOUND, "no proxy info found"));
     }
 
+    private WebResponse proxyByName(WebRequest r) {
+        String name = r.param("name");
+        return stats.proxies().stream().filter(p -> p.name().equals(name)).findFirst()
+                .map(p -> Json.response(json -> writeProxy(json, p)))
+                .orElseGet(() -> Json.general(HttpResponseStatus.NOT_FOUND, "no proxy info found"));
+    }
+
+    /** frp's {@code DELETE /api/proxies?status=offline}: forgets every offline proxy's figures. */
+    private WebResponse deleteProxies(WebRequest r) {
+        if (!"offline".equals(r.query("status"))) {
+            return Json.general(HttpResponseStatus.BAD_REQUEST, "status only support offline");
+        }
+        int cleared = stats.clearOfflineProxies();
+        log.info("cleared [{}] offline proxies", cleared);
+        return Json.general(HttpResponseStatus.OK, "success");
+    }
+
     private WebResponse traffic(WebRequest r) {
         String name = r.param("name");
         long[][] days = stats.lastDays(name);
@@ -183,28 +209,39 @@ public final class ServerApi {
         return Json.response(json -> {
             json.writeStartArray();
             for (ServerStats.ClientView c : clients) {
-                json.writeStartObject();
-                json.writeStringField("key", c.key());
-                json.writeStringField("user", c.user());
-                json.writeStringField("clientID", c.clientId());
-                json.writeStringField("runID", c.runId());
-                json.writeStringField("version", c.version());
-                json.writeStringField("hostname", c.hostname());
-                json.writeStringField("clientIP", c.ip());
-                json.writeNumberField("firstConnectedAt", c.firstConnectedAt());
-                json.writeNumberField("lastConnectedAt", c.lastConnectedAt());
-                if (c.disconnectedAt() != 0) {
-                    json.writeNumberField("disconnectedAt", c.disconnectedAt());
-                }
-                json.writeBooleanField("online", c.online());
-                writeMap(json, "metas", c.metas());
-                if (c.online() && c.rttNanos() > 0) {
-                    json.writeNumberField("rttMillis", c.rttNanos() / 1e6);
-                }
-                json.writeEndObject();
+                writeClient(json, c);
             }
             json.writeEndArray();
         });
+    }
+
+    private WebResponse client(WebRequest r) {
+        String key = r.param("key");
+        return stats.clients().stream().filter(c -> c.key().equals(key)).findFirst()
+                .map(c -> Json.response(json -> writeClient(json, c)))
+                .orElseGet(() -> Json.general(HttpResponseStatus.NOT_FOUND, "client " + key + " not found"));
+    }
+
+    private static void writeClient(JsonGenerator json, ServerStats.ClientView c) throws IOException {
+        json.writeStartObject();
+        json.writeStringField("key", c.key());
+        json.writeStringField("user", c.user());
+        json.writeStringField("clientID", c.clientId());
+        json.writeStringField("runID", c.runId());
+        json.writeStringField("version", c.version());
+        json.writeStringField("hostname", c.hostname());
+        json.writeStringField("clientIP", c.ip());
+        json.writeNumberField("firstConnectedAt", c.firstConnectedAt());
+        json.writeNumberField("lastConnectedAt", c.lastConnectedAt());
+        if (c.disconnectedAt() != 0) {
+            json.writeNumberField("disconnectedAt", c.disconnectedAt());
+        }
+        json.writeBooleanField("online", c.online());
+        writeMap(json, "metas", c.metas());
+        if (c.online() && c.rttNanos() > 0) {
+            json.writeNumberField("rttMillis", c.rttNanos() / 1e6);
+        }
+        json.writeEndObject();
     }
 
     private void writeProxy(JsonGenerator json, ServerStats.ProxyView p) throws IOException {

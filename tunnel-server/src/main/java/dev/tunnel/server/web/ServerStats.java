@@ -203,10 +203,7 @@ public final class ServerStats {
         clientOnline(sessionId, user, runId, version, hostname, ip, "", Map.of(), figures);
     }
 
-    /**
-     * A client logged in, with frp's {@code clientID} ("" = none: its run id stands for it, as in
-     * frp) and {@code metadatas.*}.
-     */
+    /** A client logged in, with frp's {@code clientID} ("" = none: its run id stands for it) and {@code metadatas.*}. */
     public synchronized void clientOnline(String sessionId, String user, String runId, String version, String hostname,
                                           String ip, String clientId, Map<String, String> metas,
                                           SessionFigures figures) {
@@ -334,6 +331,11 @@ public final class ServerStats {
         proxies.forEach((name, p) -> out.add(view(name, p, today)));
         out.sort(Comparator.comparing(ProxyView::name));
         return out;
+    }
+
+    /** Forgets every offline proxy (frp's {@code DELETE /api/proxies?status=offline}); returns how many. */
+    synchronized int clearOfflineProxies() {
+        return proxies.clearOffline();
     }
 
     /** Bytes per day of proxy {@code name}, today first: {in, out}; null if never seen. */

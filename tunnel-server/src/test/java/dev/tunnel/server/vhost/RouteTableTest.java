@@ -2,6 +2,7 @@ package dev.tunnel.server.vhost;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -86,5 +87,39 @@ class RouteTableTest {
         table.remove("app.example.com", "", "", "first");
         assertThat(find("app.example.com", "/", "")).isNull();
         assertThat(table.isEmpty()).isTrue();
+    }
+
+    @Test
+    void membersOfAGroupShareTheRouteInTurnAndItStaysUntilTheLastLeaves() {
+        RouteTable.Group g = new RouteTable.Group("web", "k");
+        assertThat(table.join("app.example.com", "/x", "", "a", "a", g)).isNull();
+        assertThat(table.join("APP.example.com", "/x", "", "b", "b", g)).isNull();
+        assertThat(List.of(find("app.example.com", "/x/1", ""), find("app.example.com", "/x/2", ""),
+                find("app.example.com", "/x/3", ""), find("app.example.com", "/x/4", ""))).containsExactly("a", "b", "a", "b");
+        table.remove("app.example.com", "/x", "", "a");
+        assertThat(List.of(find("app.example.com", "/x", ""), find("app.example.com", "/x", ""))).containsOnly("b");
+        table.remove("app.example.com", "/x", "", "b");
+        assertThat(table.isEmpty()).isTrue();
+    }
+
+    @Test
+    void aWrongKeyAnotherGroupOrNoGroupIsRefusedSayingWhoHoldsTheRoute() {
+        assertThat(table.join("app.example.com", "", "", "a", "a", new RouteTable.Group("web", "k"))).isNull();
+        assertThat(table.join("app.example.com", "", "", "x", "x", new RouteTable.Group("web", "other")))
+                .isEqualTo("is served by group [web], whose loadBalancer.groupKey differs from this proxy's (every"
+                        + " proxy of a group must have the same groupKey)");
+        assertThat(table.join("app.example.com", "", "", "y", "y", new RouteTable.Group("api", "k")))
+                .isEqualTo("is already used by group [web] (proxies [a])");
+        assertThat(table.join("app.example.com", "", "", "z", "z", null))
+                .isEqualTo("is already used by group [web] (proxies [a])");
+        table.add("solo.example.com", "", "", "solo", "solo");
+        assertThat(table.join("solo.example.com", "", "", "w", "w", new RouteTable.Group("web", "k")))
+                .isEqualTo("is already used by proxy [solo], which is in no group");
+        assertThat(List.of(find("app.example.com", "/", ""), find("app.example.com", "/", ""))).containsOnly("a");
+    }
+
+    @Test
+    void aGroupNeverShowsItsKey() {
+        assertThat(new RouteTable.Group("web", "secret").toString()).isEqualTo("web");
     }
 }

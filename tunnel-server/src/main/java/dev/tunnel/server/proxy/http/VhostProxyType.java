@@ -42,7 +42,9 @@ import org.slf4j.LoggerFactory;
  * <p>Options: {@code customDomains}, {@code subdomain}, {@code transport.proxyProtocolVersion},
  * and for http {@code locations}, {@code httpUser}, {@code httpPassword},
  * {@code hostHeaderRewrite}, {@code requestHeaders.set.*}, {@code responseHeaders.set.*},
- * {@code routeByHTTPUser}.
+ * {@code routeByHTTPUser}; for both {@code loadBalancer.group} and {@code loadBalancer.groupKey}
+ * (proxies of one group share their routes, each new request or connection going to the next
+ * of them: {@link dev.tunnel.server.vhost.RouteTable}).
  */
 public final class VhostProxyType implements ServerProxyType {
     private static final Logger log = LoggerFactory.getLogger(VhostProxyType.class);
@@ -142,9 +144,10 @@ public final class VhostProxyType implements ServerProxyType {
             ref.proxyProtocol(proxyProtocol);
             Vhosts.Registration registration = vhosts.register(new SessionTarget(session.link(), ref),
                     VhostOptions.spec(request.options(), https), session.user(),
-                    allowed.getOrDefault(session.user(), DomainAllowList.any()));
-            log.info("{} client {} {} proxy [{}] serves {} on port {}", session.link().control(), session.id(), name(),
-                    request.qualifiedName(), registration.domains(), registration.port(https));
+                    allowed.getOrDefault(session.user(), DomainAllowList.any()), VhostOptions.group(request.options()));
+            log.info("{} client {} {} proxy [{}] serves {} on port {}{}", session.link().control(), session.id(), name(),
+                    request.qualifiedName(), registration.domains(), registration.port(https),
+                    VhostOptions.groupSuffix(request.options()));
             return loop.newSucceededFuture(new RoutedProxy(registration, registration.port(https), loop));
         } catch (Vhosts.Refused e) {
             return loop.newFailedFuture(new ProxyRefusedException(e.getMessage()));

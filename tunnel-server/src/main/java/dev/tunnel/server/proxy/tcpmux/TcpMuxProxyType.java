@@ -13,6 +13,7 @@ import dev.tunnel.server.proxy.RunningProxy;
 import dev.tunnel.server.proxy.ServerEnvironment;
 import dev.tunnel.server.proxy.ServerProxyType;
 import dev.tunnel.server.proxy.SessionLink;
+import dev.tunnel.server.proxy.http.VhostOptions;
 import dev.tunnel.server.vhost.RoutedProxy;
 import dev.tunnel.server.vhost.SessionTarget;
 import dev.tunnel.server.vhost.DomainAllowList;
@@ -41,6 +42,8 @@ import org.slf4j.LoggerFactory;
  * {@code subDomainHost}, a user's {@code allowDomains}, a taken domain refused with its owner);
  * {@code routeByHTTPUser} and {@code httpUser}/{@code httpPassword} as frp reads them.
  * {@code tcpmuxPassthrough = true} forwards the CONNECT head to the local app instead of answering it.
+ * {@code loadBalancer.group}/{@code groupKey}: proxies of one group share their domains, each
+ * new CONNECT going to the next of them.
  */
 public final class TcpMuxProxyType implements ServerProxyType {
     private static final Logger log = LoggerFactory.getLogger(TcpMuxProxyType.class);
@@ -144,9 +147,9 @@ public final class TcpMuxProxyType implements ServerProxyType {
                     o.string("httpUser", ""), o.string("httpPassword", ""), "", Map.of(), Map.of(),
                     o.string("routeByHTTPUser", ""));
             Vhosts.Registration registration = vhosts.register(new SessionTarget(session.link(), ref), spec,
-                    session.user(), allowed.getOrDefault(session.user(), DomainAllowList.any()));
-            log.info("{} client {} tcpmux proxy [{}] serves {} on port {}", session.link().control(), session.id(),
-                    request.qualifiedName(), registration.domains(), port());
+                    session.user(), allowed.getOrDefault(session.user(), DomainAllowList.any()), VhostOptions.group(o));
+            log.info("{} client {} tcpmux proxy [{}] serves {} on port {}{}", session.link().control(), session.id(),
+                    request.qualifiedName(), registration.domains(), port(), VhostOptions.groupSuffix(o));
             return loop.newSucceededFuture(new RoutedProxy(registration, port(), loop));
         } catch (Vhosts.Refused e) {
             return loop.newFailedFuture(new ProxyRefusedException(e.getMessage()));
