@@ -7,6 +7,7 @@ import dev.tunnel.protocol.visitor.VisitorGate;
 import dev.tunnel.protocol.visitor.VisitorHello;
 import dev.tunnel.server.proxy.secret.SecretProxies;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,6 +57,10 @@ final class VisitorRouter implements VisitorGate.Router {
         SecretProxies.Provider provider = secrets == null ? null : secrets.find(serverUser, hello.serverName());
         if (provider == null || !provider.type().equals(hello.type())) {
             refuse(side, ResetCode.VISITOR_NO_SUCH_PROXY, "{} refused: no {} is registered", who, target);
+            return;
+        }
+        if (address != null && !provider.ref().admitsVisitor(new InetSocketAddress(address, 0), who)) {
+            StreamSplice.refuse(side, ResetCode.VISITOR_ADDRESS_REFUSED); // counted and logged by the rules
             return;
         }
         boolean proven = VisitorProof.verify(provider.secretKey(), hello.type(), visitor.loginUser(), hello.serverUser(),

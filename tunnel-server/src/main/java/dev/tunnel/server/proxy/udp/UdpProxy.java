@@ -63,6 +63,9 @@ final class UdpProxy implements RunningProxy {
     }
 
     private MuxStream open(InetSocketAddress peer) {
+        if (!ref.admitsVisitor(peer, "datagrams")) {
+            return null;
+        }
         return session.link().openStream(ref, String.valueOf(peer));
     }
 
