@@ -6,7 +6,6 @@ import dev.tunnel.client.plugin.LocalPlugin;
 import dev.tunnel.client.plugin.LocalPlugins;
 import dev.tunnel.client.proxy.ClientProxyType;
 import dev.tunnel.client.proxy.ClientProxyTypes;
-import dev.tunnel.client.proxy.LimitedDialer;
 import dev.tunnel.client.proxy.LocalDialer;
 import dev.tunnel.protocol.Capabilities;
 import dev.tunnel.protocol.ControlFrame;
@@ -267,7 +266,7 @@ final class ProxyManager {
             options = Options.builder().putAll(options).put("transport.bandwidthLimit", config.transport.bandwidthLimit)
                     .put("transport.bandwidthLimitMode", Bandwidth.MODE_SERVER).build();
         } else if (limit > 0) {
-            dialer = new LimitedDialer(dialer, new TokenBucket(limit));
+            dialer = dialer.limitedBy(new TokenBucket(limit));
         }
         return new ProxyTarget(id, config.name, config.type, options, dialer, traffic, needs(config));
     }

@@ -83,7 +83,7 @@ final class VisitorRouter implements VisitorGate.Router {
             throttle.succeeded(address);
         }
         String source = "visitor " + (visitor.user().isEmpty() ? "" : visitor.user() + " ") + "session " + visitor.id();
-        secrets.connect(provider, source, side, who);
+        secrets.connect(provider, source, side, who, visitor.mux().channel());
     }
 
     private static void refuse(StreamSplice.Side side, int code, String format, Object... args) {

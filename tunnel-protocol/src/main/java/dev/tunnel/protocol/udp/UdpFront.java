@@ -45,8 +45,15 @@ public final class UdpFront extends SimpleChannelInboundHandler<DatagramPacket> 
         MuxStream open(InetSocketAddress peer);
     }
 
+    /** Bytes put before the first datagram of each new association (a PROXY protocol header). */
+    @FunctionalInterface
+    public interface Prefix {
+        ByteBuf first(InetSocketAddress peer, java.net.SocketAddress local);
+    }
+
     private final String name;
     private final Opener opener;
+    private Prefix prefix;
     private final int maxPacketSize;
     private final long idleNanos;
     private final AssociationTable<InetSocketAddress, UdpAssociation> associations;
@@ -85,6 +92,15 @@ public final class UdpFront extends SimpleChannelInboundHandler<DatagramPacket> 
      */
     public UdpFront counting(RelayCounter counter) {
         this.counter = counter;
+        return this;
+    }
+
+    /**
+     * Puts {@code prefix}'s bytes before the first datagram of each new association, in the same
+     * datagram (frp's udp {@code proxyProtocolVersion}); set before the socket is registered.
+     */
+    public UdpFront prefixingFirstDatagrams(Prefix prefix) {
+        this.prefix = prefix;
         return this;
     }
 
@@ -130,6 +146,9 @@ public final class UdpFront extends SimpleChannelInboundHandler<DatagramPacket> 
                 log.debug("{} {} association of {} evicted for {} ({} associations at most)", ctx.channel(), name,
                         old.peer(), peer, associations.maxEntries());
                 old.end();
+            }
+            if (prefix != null) {
+                payload = io.netty.buffer.Unpooled.wrappedBuffer(prefix.first(peer, ctx.channel().localAddress()), payload);
             }
         }
         if (association.send(payload)) {

@@ -82,6 +82,11 @@ public final class ProxyRef {
         return visitorRules.admits(peer, what);
     }
 
+    /** The {@code bandwidthLimitMode = "server"} bucket; null = not limited on the server. */
+    public TokenBucket bandwidth() {
+        return bandwidth;
+    }
+
     public TrafficCounter traffic() {
         return traffic;
     }
