@@ -25,6 +25,11 @@ public final class ResetCode {
     /** The secret proxy's {@code allowIPs}, {@code denyIPs} or {@code maxNewConnsPerIPPerMinute} refused the visitor's address. */
     public static final int VISITOR_ADDRESS_REFUSED = 11;
 
+    /** Whether {@code code} is the server refusing a visitor's stream (see {@link #visitorRefusal}). */
+    public static boolean isVisitorRefusal(int code) {
+        return code >= VISITOR_AUTH_FAILED && code <= VISITOR_ADDRESS_REFUSED;
+    }
+
     /** What a visitor's log says when the server refused its stream with {@code code}. */
     public static String visitorRefusal(int code) {
         return switch (code) {

@@ -181,7 +181,7 @@ public final class UdpFront extends SimpleChannelInboundHandler<DatagramPacket> 
     /** The association's stream ended from the far side ({@code code}: why, a {@link ResetCode}). */
     void ended(UdpAssociation association, int code) {
         associations.remove(association.peer(), association);
-        if (code >= ResetCode.VISITOR_AUTH_FAILED && code <= ResetCode.VISITOR_THROTTLED) {
+        if (ResetCode.isVisitorRefusal(code)) {
             long now = System.nanoTime();
             if (lastRefusalLogNanos == Long.MIN_VALUE || now - lastRefusalLogNanos >= TimeUnit.SECONDS.toNanos(10)) {
                 lastRefusalLogNanos = now; // once per 10 s: every new peer of a refused visitor is refused again
