@@ -6,7 +6,6 @@ import dev.tunnel.client.plugin.LocalPlugin;
 import dev.tunnel.client.plugin.LocalPlugins;
 import dev.tunnel.client.proxy.ClientProxyType;
 import dev.tunnel.client.proxy.ClientProxyTypes;
-import dev.tunnel.client.proxy.LimitedDialer;
 import dev.tunnel.client.proxy.LocalDialer;
 import dev.tunnel.protocol.Capabilities;
 import dev.tunnel.protocol.ControlFrame;
@@ -267,21 +266,29 @@ final class ProxyManager {
             options = Options.builder().putAll(options).put("transport.bandwidthLimit", config.transport.bandwidthLimit)
                     .put("transport.bandwidthLimitMode", Bandwidth.MODE_SERVER).build();
         } else if (limit > 0) {
-            dialer = new LimitedDialer(dialer, new TokenBucket(limit));
+            dialer = dialer.limitedBy(new TokenBucket(limit));
         }
         return new ProxyTarget(id, config.name, config.type, options, dialer, traffic, needs(config));
     }
 
-    /** The keys every type carries the same way: {@code loadBalancer.*}, {@code metadatas.*}, {@code annotations.*}. */
+    /**
+     * The keys every type carries the same way: {@code loadBalancer.*}, {@code metadatas.*},
+     * {@code annotations.*}, {@code allowIPs}, {@code denyIPs}, {@code maxNewConnsPerIPPerMinute}.
+     */
     private static Options withCommonKeys(Options typeOptions, ProxyConfig config) {
-        if (config.loadBalancer.group.isEmpty() && config.metadatas.isEmpty() && config.annotations.isEmpty()) {
+        if (config.loadBalancer.group.isEmpty() && config.metadatas.isEmpty() && config.annotations.isEmpty()
+                && !config.hasVisitorRules()) {
             return typeOptions;
         }
         Options.Builder b = Options.builder().putAll(typeOptions);
         if (!config.loadBalancer.group.isEmpty()) {
             b.put("loadBalancer.group", config.loadBalancer.group).put("loadBalancer.groupKey", config.loadBalancer.groupKey);
         }
-        return b.putMap("metadatas", config.metadatas).putMap("annotations", config.annotations).build();
+        if (config.maxNewConnsPerIPPerMinute > 0) {
+            b.put("maxNewConnsPerIPPerMinute", config.maxNewConnsPerIPPerMinute);
+        }
+        return b.putMap("metadatas", config.metadatas).putMap("annotations", config.annotations)
+                .putList("allowIPs", config.allowIPs).putList("denyIPs", config.denyIPs).build();
     }
 
     /** What the server must announce for this proxy to work as configured. */
@@ -293,6 +300,9 @@ final class ProxyManager {
         }
         if (!config.metadatas.isEmpty() || !config.annotations.isEmpty()) {
             needs.add(Capabilities.METADATA);
+        }
+        if (config.hasVisitorRules()) {
+            needs.add(Capabilities.VISITOR_RULES);
         }
         return List.copyOf(needs);
     }

@@ -68,7 +68,7 @@ final class VisitorStreams {
 
             @Override
             public void onReset(int code) {
-                if (code >= ResetCode.VISITOR_AUTH_FAILED && code <= ResetCode.VISITOR_THROTTLED) {
+                if (ResetCode.isVisitorRefusal(code)) {
                     log.warn("{} connection from {} refused by the server: {}", visitor, source,
                             ResetCode.visitorRefusal(code));
                 }

@@ -46,6 +46,12 @@ public final class Capabilities {
      * {@code annotations.*} in a proxy's: the server keeps them and shows them in its API.
      */
     public static final String METADATA = "metadatas";
+    /**
+     * {@code allowIPs}, {@code denyIPs} and {@code maxNewConnsPerIPPerMinute} in a proxy's options:
+     * the server refuses visitors by them (a server without it would ignore the keys and let
+     * everyone in, so a client does not start such a proxy there).
+     */
+    public static final String VISITOR_RULES = "proxy.visitorRules";
 
     /**
      * The PAKE login (SRP-6a, docs/security.md): the client listed it when it logged in with

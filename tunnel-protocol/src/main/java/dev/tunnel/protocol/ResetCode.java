@@ -22,6 +22,13 @@ public final class ResetCode {
     public static final int VISITOR_NOT_ALLOWED = 9;
     /** Too many failed visitor proofs from the visitor's address; refused for a while. */
     public static final int VISITOR_THROTTLED = 10;
+    /** The secret proxy's {@code allowIPs}, {@code denyIPs} or {@code maxNewConnsPerIPPerMinute} refused the visitor's address. */
+    public static final int VISITOR_ADDRESS_REFUSED = 11;
+
+    /** Whether {@code code} is the server refusing a visitor's stream (see {@link #visitorRefusal}). */
+    public static boolean isVisitorRefusal(int code) {
+        return code >= VISITOR_AUTH_FAILED && code <= VISITOR_ADDRESS_REFUSED;
+    }
 
     /** What a visitor's log says when the server refused its stream with {@code code}. */
     public static String visitorRefusal(int code) {
@@ -31,6 +38,8 @@ public final class ResetCode {
                     + " is the provider's client connected?)";
             case VISITOR_NOT_ALLOWED -> "this user is not in the proxy's allowUsers";
             case VISITOR_THROTTLED -> "too many wrong secret keys from this address; refused for a while";
+            case VISITOR_ADDRESS_REFUSED -> "the proxy's allowIPs, denyIPs or maxNewConnsPerIPPerMinute refused this"
+                    + " client's address";
             default -> name(code);
         };
     }
@@ -50,6 +59,7 @@ public final class ResetCode {
             case VISITOR_NO_SUCH_PROXY -> "VISITOR_NO_SUCH_PROXY";
             case VISITOR_NOT_ALLOWED -> "VISITOR_NOT_ALLOWED";
             case VISITOR_THROTTLED -> "VISITOR_THROTTLED";
+            case VISITOR_ADDRESS_REFUSED -> "VISITOR_ADDRESS_REFUSED";
             default -> "CODE_" + code;
         };
     }

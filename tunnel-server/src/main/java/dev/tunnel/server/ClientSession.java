@@ -18,6 +18,7 @@ import dev.tunnel.server.plugin.PluginRequests;
 import dev.tunnel.server.plugin.ServerPlugins;
 import dev.tunnel.server.plugin.UserInfo;
 import dev.tunnel.server.proxy.ProxyRef;
+import dev.tunnel.server.proxy.VisitorRules;
 import dev.tunnel.server.web.ServerStats;
 import dev.tunnel.server.proxy.ProxyRefusedException;
 import dev.tunnel.server.proxy.ProxyRequest;
@@ -283,6 +284,14 @@ final class ClientSession implements ProxySession {
         }
         ProxyRef proxy = new ProxyRef(request.proxyId(), qualified(request.name()));
         String badLimit = limitBandwidth(proxy, request.options());
+        if (badLimit == null) {
+            try {
+                proxy.visitorRules(VisitorRules.from(proxy.name(), request.options(), server.stats().refusedVisitors(),
+                        System::nanoTime));
+            } catch (IllegalArgumentException e) {
+                badLimit = e.getMessage();
+            }
+        }
         if (badLimit != null) {
             proxies.abandon(request.proxyId());
             reply.accept(failed(request, badLimit));

@@ -142,7 +142,8 @@ final class MuxLink implements SessionLink {
 
     @Override
     public boolean admit(Channel publicConn, ProxyRef proxy) {
-        if (!isActive() || !limit.admit(mux.channel(), proxy.name(), publicConn, mux.streamCount())
+        if (!isActive() || !proxy.admitsVisitor(publicConn.remoteAddress(), "public connection")
+                || !limit.admit(mux.channel(), proxy.name(), publicConn, mux.streamCount())
                 || !caps.admit(mux.channel(), publicConn, proxy)) {
             return false;
         }

@@ -149,7 +149,8 @@ final class PoolLink implements SessionLink {
 
     @Override
     public boolean admit(Channel publicConn, ProxyRef proxy) {
-        if (!isActive() || !limit.admit(control, proxy.name(), publicConn.remoteAddress(), pool.publicConnCount())
+        if (!isActive() || !proxy.admitsVisitor(publicConn.remoteAddress(), "public connection")
+                || !limit.admit(control, proxy.name(), publicConn.remoteAddress(), pool.publicConnCount())
                 || !caps.admit(control, publicConn, proxy)) {
             return false;
         }

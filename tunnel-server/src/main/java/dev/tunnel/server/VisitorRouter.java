@@ -7,6 +7,7 @@ import dev.tunnel.protocol.visitor.VisitorGate;
 import dev.tunnel.protocol.visitor.VisitorHello;
 import dev.tunnel.server.proxy.secret.SecretProxies;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,6 +59,10 @@ final class VisitorRouter implements VisitorGate.Router {
             refuse(side, ResetCode.VISITOR_NO_SUCH_PROXY, "{} refused: no {} is registered", who, target);
             return;
         }
+        if (address != null && !provider.ref().admitsVisitor(new InetSocketAddress(address, 0), who)) {
+            StreamSplice.refuse(side, ResetCode.VISITOR_ADDRESS_REFUSED); // counted and logged by the rules
+            return;
+        }
         boolean proven = VisitorProof.verify(provider.secretKey(), hello.type(), visitor.loginUser(), hello.serverUser(),
                 hello.serverName(), visitor.loginNonce(), side.stream().id(), hello.nonce(), hello.proof());
         if (!proven) {
@@ -78,7 +83,7 @@ final class VisitorRouter implements VisitorGate.Router {
             throttle.succeeded(address);
         }
         String source = "visitor " + (visitor.user().isEmpty() ? "" : visitor.user() + " ") + "session " + visitor.id();
-        secrets.connect(provider, source, side, who);
+        secrets.connect(provider, source, side, who, visitor.mux().channel());
     }
 
     private static void refuse(StreamSplice.Side side, int code, String format, Object... args) {

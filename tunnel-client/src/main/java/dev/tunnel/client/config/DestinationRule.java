@@ -1,6 +1,6 @@
 package dev.tunnel.client.config;
 
-import io.netty.util.NetUtil;
+import dev.tunnel.config.AddressRange;
 import java.net.InetAddress;
 
 /**
@@ -9,11 +9,10 @@ import java.net.InetAddress;
  * {@code fd00::/8}). Addresses only, no host names: the plugin checks the address a name resolves
  * to, so a rule on a name would hold only until its DNS answer changes.
  *
- * @param network the network's address bytes (4 or 16)
- * @param prefix  how many leading bits must match
- * @param port    the only port allowed, or 0 for any
+ * @param range the address or network
+ * @param port  the only port allowed, or 0 for any
  */
-public record DestinationRule(byte[] network, int prefix, int port) {
+public record DestinationRule(AddressRange range, int port) {
 
     static final String EXPECTED = "expected: an IP address or CIDR network, optionally with :port,"
             + " e.g. \"127.0.0.1:5432\", \"192.168.1.0/24\" or \"[::1]:8080\"";
@@ -34,42 +33,25 @@ public record DestinationRule(byte[] network, int prefix, int port) {
             address = text.substring(0, text.indexOf(':'));
             port = port(entry, text.substring(text.indexOf(':') + 1));
         }
-        int slash = address.indexOf('/');
-        String ip = slash < 0 ? address : address.substring(0, slash);
-        byte[] bytes = NetUtil.createByteArrayFromIpAddressString(ip);
-        if (bytes == null) {
-            throw invalid(entry);
+        AddressRange range;
+        try {
+            range = AddressRange.parse(address);
+        } catch (IllegalArgumentException e) {
+            int prefix = e.getMessage().indexOf("\": prefix /"); // keep the range's own reason, quote the whole entry
+            throw prefix < 0 ? invalid(entry)
+                    : new IllegalArgumentException("\"" + entry + e.getMessage().substring(prefix));
         }
-        int prefix = bytes.length * 8;
-        if (slash >= 0) {
-            try {
-                prefix = Integer.parseInt(address.substring(slash + 1));
-            } catch (NumberFormatException e) {
-                throw invalid(entry);
-            }
-            if (prefix < 0 || prefix > bytes.length * 8) {
-                throw new IllegalArgumentException("\"" + entry + "\": prefix /" + prefix + " (expected: 0-"
-                        + bytes.length * 8 + ")");
-            }
-        }
-        return new DestinationRule(bytes, prefix, port);
+        return new DestinationRule(range, port);
+    }
+
+    /** How many leading bits of the address must match. */
+    public int prefix() {
+        return range.prefix();
     }
 
     /** Whether {@code address:port} falls under this rule. */
     public boolean matches(InetAddress address, int port) {
-        byte[] bytes = address.getAddress();
-        if (bytes.length != network.length || this.port != 0 && this.port != port) {
-            return false;
-        }
-        int full = prefix / 8;
-        for (int i = 0; i < full; i++) {
-            if (bytes[i] != network[i]) {
-                return false;
-            }
-        }
-        int rest = prefix % 8;
-        int mask = (0xFF << (8 - rest)) & 0xFF;
-        return rest == 0 || (bytes[full] & mask) == (network[full] & mask);
+        return (this.port == 0 || this.port == port) && range.matches(address);
     }
 
     private static int port(String entry, String text) {

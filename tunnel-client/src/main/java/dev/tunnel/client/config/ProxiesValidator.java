@@ -2,6 +2,7 @@ package dev.tunnel.client.config;
 
 import dev.tunnel.client.proxy.ClientProxyType;
 import dev.tunnel.client.proxy.ClientProxyTypes;
+import dev.tunnel.config.AddressRange;
 import dev.tunnel.config.ValueChecks;
 import dev.tunnel.protocol.relay.Bandwidth;
 
@@ -22,6 +23,9 @@ final class ProxiesValidator {
     static final List<String> PLUGIN_PROXY_TYPES = List.of("tcp", "http", "https", "stcp", "tcpmux");
     /** The types a {@code loadBalancer.group} balances (the server checks the same list). */
     static final List<String> GROUP_PROXY_TYPES = List.of("tcp", "http", "https", "tcpmux");
+
+    /** Most entries of {@code allowIPs} or {@code denyIPs}: each is a NEW_PROXY option ({@code Options.MAX_ENTRIES}). */
+    static final int MAX_ADDRESS_RULES = 128;
 
     private final ValueChecks checks;
     private final ClientProxyTypes types;
@@ -104,6 +108,9 @@ final class ProxiesValidator {
         }
         healthCheck(key, p);
         loadBalancer(key, p);
+        addresses(key + ".allowIPs", p.allowIPs);
+        addresses(key + ".denyIPs", p.denyIPs);
+        checks.range(key + ".maxNewConnsPerIPPerMinute", p.maxNewConnsPerIPPerMinute, 0, 1_000_000);
         Metadata.check(key + ".metadatas", p.metadatas, checks);
         Metadata.check(key + ".annotations", p.annotations, checks);
         checks.check(!p.transport.useCompression, key + ".transport.useCompression",
@@ -119,6 +126,19 @@ final class ProxiesValidator {
             checks.check(PLUGIN_PROXY_TYPES.contains(p.type), key + ".plugin", "a plugin serves byte streams only"
                     + " (proxy types " + String.join(", ", PLUGIN_PROXY_TYPES) + "; type is \"" + p.type + "\")");
             new PluginValidator(checks).validate(key + ".plugin", p.plugin);
+        }
+    }
+
+    /** {@code allowIPs} or {@code denyIPs}: addresses or CIDR networks, at most {@value #MAX_ADDRESS_RULES}. */
+    private void addresses(String key, List<String> entries) {
+        checks.check(entries.size() <= MAX_ADDRESS_RULES, key, entries.size() + " entries (expected: at most "
+                + MAX_ADDRESS_RULES + "; they travel in one control message)");
+        for (int i = 0; i < entries.size(); i++) {
+            try {
+                AddressRange.parse(entries.get(i));
+            } catch (IllegalArgumentException e) {
+                checks.check(false, key + "[" + i + "]", e.getMessage());
+            }
         }
     }
 

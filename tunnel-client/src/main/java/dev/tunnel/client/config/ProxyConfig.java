@@ -57,8 +57,23 @@ public class ProxyConfig {
     public Map<String, String> metadatas = new LinkedHashMap<>();
     /** {@code annotations.NAME = VALUE}: sent to the server, shown by its /api/proxy. */
     public Map<String, String> annotations = new LinkedHashMap<>();
+    /**
+     * Every type: the only visitor addresses the server lets reach this proxy (IPv4/IPv6 addresses
+     * or CIDR networks); empty = any. For stcp/sudp the visitor's address is that of the visitor
+     * client's connection to the server. Not in frp.
+     */
+    public List<String> allowIPs = new ArrayList<>();
+    /** Every type: visitor addresses or networks the server refuses (before allowIPs). Not in frp. */
+    public List<String> denyIPs = new ArrayList<>();
+    /** Every type: new connections one visitor address may open per minute; 0 = no limit. Not in frp. */
+    public int maxNewConnsPerIPPerMinute = 0;
     /** {@code [proxies.plugin]}: serve from a built-in plugin instead of localIP:localPort; null when absent. */
     public PluginConfig plugin;
+
+    /** Whether any of {@code allowIPs}, {@code denyIPs}, {@code maxNewConnsPerIPPerMinute} is set. */
+    public boolean hasVisitorRules() {
+        return !allowIPs.isEmpty() || !denyIPs.isEmpty() || maxNewConnsPerIPPerMinute > 0;
+    }
 
     /** {@code [proxies.loadBalancer]}. */
     public static class LoadBalancer {

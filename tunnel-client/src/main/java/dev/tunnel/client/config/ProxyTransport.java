@@ -3,8 +3,9 @@ package dev.tunnel.client.config;
 /** {@code [proxies.transport]}: per-proxy transport settings. */
 public class ProxyTransport {
     /**
-     * tcp, http and https: "v1" or "v2" to send the local app a HAProxy PROXY protocol header
-     * naming the visitor before the connection's bytes; "" = none.
+     * tcp, http, https, tcpmux, stcp: "v1" or "v2" to send the local app a HAProxy PROXY protocol
+     * header naming the visitor before the connection's bytes; udp: "v2" only, before the first
+     * datagram of each peer; not for sudp; "" = none.
      */
     public String proxyProtocolVersion = "";
     /**

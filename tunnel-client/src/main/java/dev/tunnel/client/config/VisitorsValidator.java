@@ -39,7 +39,12 @@ final class VisitorsValidator {
             checks.check(v.serverUser != null, key + ".serverUser", "missing");
             checks.check(v.secretKey != null, key + ".secretKey", "missing");
             checks.notBlank(key + ".bindAddr", v.bindAddr);
-            if (checks.port(key + ".bindPort", v.bindPort)) {
+            if (v.bindPort < 0) {
+                checks.check(false, key + ".bindPort", v.bindPort + " is not supported: in frp a visitor without a"
+                        + " listener is reached only through another visitor's fallbackTo (xtcp) or a visitor plugin"
+                        + " (virtual_net), and tunnel has neither, so it could never carry a connection (expected:"
+                        + " 1-65535)");
+            } else if (checks.port(key + ".bindPort", v.bindPort)) {
                 Integer first = binds.putIfAbsent(v.type + " " + v.bindAddr + ":" + v.bindPort, i);
                 checks.check(first == null, key + ".bindPort", v.bindPort + " is already used by visitors[" + first + "]");
             }

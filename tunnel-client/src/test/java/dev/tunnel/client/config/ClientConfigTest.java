@@ -258,14 +258,17 @@ class ClientConfigTest {
                 transport.bandwidthLimitMode = "both"
                 [[proxies]]
                 name = "c"
-                type = "udp"
+                type = "sudp"
+                secretKey = "k"
                 localPort = 53
                 transport.bandwidthLimit = "1MB"
+                transport.bandwidthLimitMode = "server"
                 """)).containsExactly(
                 "c.toml:4: proxies[0].transport.bandwidthLimit: \"1GB\" (expected: a positive number of KB or MB"
                         + " per second, e.g. \"500KB\" or \"1MB\")",
                 "c.toml:9: proxies[1].transport.bandwidthLimitMode: \"both\" (expected: \"client\", \"server\")",
-                "c.toml:14: proxies[2].transport.bandwidthLimit: a udp proxy cannot be bandwidth-limited");
+                "c.toml:15: proxies[2].transport.bandwidthLimit: a sudp proxy is limited in mode \"client\" only"
+                        + " (bandwidthLimitMode is \"server\")");
     }
 
     @Test

@@ -61,6 +61,20 @@ public final class TokenBucket {
         tokens -= bytes;
     }
 
+    /**
+     * Takes {@code bytes} unless the bucket is in debt; returns whether it did. For what cannot
+     * wait (a datagram is dropped when refused): like {@link #consume}, one taken message may put
+     * the bucket in debt.
+     */
+    public synchronized boolean tryConsume(long bytes) {
+        refill();
+        if (tokens < 0) {
+            return false;
+        }
+        tokens -= bytes;
+        return true;
+    }
+
     /** Takes one token if the bucket holds one; returns whether it did. */
     public synchronized boolean tryTake() {
         refill();

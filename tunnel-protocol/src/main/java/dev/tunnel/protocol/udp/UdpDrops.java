@@ -27,7 +27,9 @@ public final class UdpDrops {
         /** The socket the datagram goes out of had its outbound queue full. */
         SOCKET_FULL("socket queue full"),
         /** No association could be opened (no session, or the stream limit). */
-        NO_ASSOCIATION("no association");
+        NO_ASSOCIATION("no association"),
+        /** Over the proxy's {@code transport.bandwidthLimit} ({@link DatagramLimiter}). */
+        BANDWIDTH("over bandwidthLimit");
 
         private final String text;
 

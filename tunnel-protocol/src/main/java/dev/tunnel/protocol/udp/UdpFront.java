@@ -45,8 +45,15 @@ public final class UdpFront extends SimpleChannelInboundHandler<DatagramPacket> 
         MuxStream open(InetSocketAddress peer);
     }
 
+    /** Bytes put before the first datagram of each new association (a PROXY protocol header). */
+    @FunctionalInterface
+    public interface Prefix {
+        ByteBuf first(InetSocketAddress peer, java.net.SocketAddress local);
+    }
+
     private final String name;
     private final Opener opener;
+    private Prefix prefix;
     private final int maxPacketSize;
     private final long idleNanos;
     private final AssociationTable<InetSocketAddress, UdpAssociation> associations;
@@ -85,6 +92,15 @@ public final class UdpFront extends SimpleChannelInboundHandler<DatagramPacket> 
      */
     public UdpFront counting(RelayCounter counter) {
         this.counter = counter;
+        return this;
+    }
+
+    /**
+     * Puts {@code prefix}'s bytes before the first datagram of each new association, in the same
+     * datagram (frp's udp {@code proxyProtocolVersion}); set before the socket is registered.
+     */
+    public UdpFront prefixingFirstDatagrams(Prefix prefix) {
+        this.prefix = prefix;
         return this;
     }
 
@@ -131,6 +147,9 @@ public final class UdpFront extends SimpleChannelInboundHandler<DatagramPacket> 
                         old.peer(), peer, associations.maxEntries());
                 old.end();
             }
+            if (prefix != null) {
+                payload = io.netty.buffer.Unpooled.wrappedBuffer(prefix.first(peer, ctx.channel().localAddress()), payload);
+            }
         }
         if (association.send(payload)) {
             batched.add(association);
@@ -162,7 +181,7 @@ public final class UdpFront extends SimpleChannelInboundHandler<DatagramPacket> 
     /** The association's stream ended from the far side ({@code code}: why, a {@link ResetCode}). */
     void ended(UdpAssociation association, int code) {
         associations.remove(association.peer(), association);
-        if (code >= ResetCode.VISITOR_AUTH_FAILED && code <= ResetCode.VISITOR_THROTTLED) {
+        if (ResetCode.isVisitorRefusal(code)) {
             long now = System.nanoTime();
             if (lastRefusalLogNanos == Long.MIN_VALUE || now - lastRefusalLogNanos >= TimeUnit.SECONDS.toNanos(10)) {
                 lastRefusalLogNanos = now; // once per 10 s: every new peer of a refused visitor is refused again

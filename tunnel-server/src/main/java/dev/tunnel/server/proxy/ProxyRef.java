@@ -26,6 +26,7 @@ public final class ProxyRef {
     private volatile HAProxyProtocolVersion proxyProtocol;
     private volatile TokenBucket bandwidth;
     private volatile UdpDrops datagramDrops;
+    private volatile VisitorRules visitorRules = VisitorRules.NONE;
 
     /**
      * @param id   the client's proxy id
@@ -64,6 +65,26 @@ public final class ProxyRef {
      */
     public void bandwidth(TokenBucket bucket) {
         this.bandwidth = bucket;
+    }
+
+    /** {@code allowIPs}, {@code denyIPs}, {@code maxNewConnsPerIPPerMinute}: set by the session before the proxy starts. */
+    public void visitorRules(VisitorRules rules) {
+        this.visitorRules = rules;
+    }
+
+    /**
+     * Whether the proxy's {@link VisitorRules} let a visitor from {@code peer} in: ask before
+     * anything of it goes to the client (a refusal is counted and logged).
+     *
+     * @param what what the visitor opened, for the log line
+     */
+    public boolean admitsVisitor(java.net.SocketAddress peer, String what) {
+        return visitorRules.admits(peer, what);
+    }
+
+    /** The {@code bandwidthLimitMode = "server"} bucket; null = not limited on the server. */
+    public TokenBucket bandwidth() {
+        return bandwidth;
     }
 
     public TrafficCounter traffic() {

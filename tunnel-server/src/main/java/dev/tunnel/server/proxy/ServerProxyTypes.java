@@ -62,12 +62,13 @@ public final class ServerProxyTypes {
     /**
      * What the server announces at login: the base capabilities, {@code mux.openData} (it takes
      * OPEN frames with first bytes), {@code metadatas} (it keeps a client's and its proxies' for
-     * the API), {@code loadBalancer} (tcp groups, with the tcp type) and {@code proxy.NAME} per type.
+     * the API), {@code proxy.visitorRules}, {@code loadBalancer} (tcp groups, with the tcp type) and {@code proxy.NAME} per type.
      */
     public List<String> capabilities() {
         List<String> caps = new ArrayList<>(Capabilities.BASE);
         caps.add(Capabilities.OPEN_DATA);
         caps.add(Capabilities.METADATA);
+        caps.add(Capabilities.VISITOR_RULES);
         if (types.containsKey(dev.tunnel.server.proxy.tcp.TcpProxyType.NAME)) {
             caps.add(Capabilities.LOAD_BALANCER);
         }

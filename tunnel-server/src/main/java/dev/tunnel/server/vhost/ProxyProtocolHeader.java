@@ -36,7 +36,19 @@ public final class ProxyProtocolHeader {
 
     /** The header for a connection from {@code source} to {@code destination}. */
     public static ByteBuf encode(HAProxyProtocolVersion version, SocketAddress source, SocketAddress destination) {
-        HAProxyMessage message = message(version, (InetSocketAddress) source, (InetSocketAddress) destination);
+        return encode(message(version, (InetSocketAddress) source, (InetSocketAddress) destination, false));
+    }
+
+    /**
+     * The v2 header for datagrams from {@code source} to {@code destination} (UDP4/UDP6, as frp
+     * sends before a udp proxy's first datagram from a new peer). v1 names TCP only.
+     */
+    public static ByteBuf encodeDatagram(SocketAddress source, SocketAddress destination) {
+        return encode(message(HAProxyProtocolVersion.V2, (InetSocketAddress) source, (InetSocketAddress) destination,
+                true));
+    }
+
+    private static ByteBuf encode(HAProxyMessage message) {
         EmbeddedChannel encoder = new EmbeddedChannel(HAProxyMessageEncoder.INSTANCE);
         try {
             encoder.writeOutbound(message);
@@ -53,12 +65,19 @@ public final class ProxyProtocolHeader {
 
     static HAProxyMessage message(HAProxyProtocolVersion version, InetSocketAddress source,
                                   InetSocketAddress destination) {
+        return message(version, source, destination, false);
+    }
+
+    private static HAProxyMessage message(HAProxyProtocolVersion version, InetSocketAddress source,
+                                          InetSocketAddress destination, boolean datagram) {
         InetAddress src = source.getAddress();
         InetAddress dst = destination.getAddress();
         boolean v4 = src instanceof Inet4Address && dst instanceof Inet4Address;
         String s = v4 ? src.getHostAddress() : v6(src);
         String d = v4 ? dst.getHostAddress() : v6(dst);
-        return new HAProxyMessage(version, HAProxyCommand.PROXY, v4 ? HAProxyProxiedProtocol.TCP4 : HAProxyProxiedProtocol.TCP6,
+        return new HAProxyMessage(version, HAProxyCommand.PROXY, datagram
+                ? v4 ? HAProxyProxiedProtocol.UDP4 : HAProxyProxiedProtocol.UDP6
+                : v4 ? HAProxyProxiedProtocol.TCP4 : HAProxyProxiedProtocol.TCP6,
                 s, d, source.getPort(), destination.getPort());
     }
 

@@ -1,6 +1,7 @@
 package dev.tunnel.server.web;
 
 import dev.tunnel.protocol.udp.UdpDrops;
+import dev.tunnel.server.proxy.VisitorRules;
 import dev.tunnel.server.vhost.VhostSettings;
 import dev.tunnel.web.WebResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -42,7 +43,10 @@ import java.util.Map;
  * {@code transport.maxStreamsPerClient}, {@code maxConnectionsPerProxy} or {@code maxConnectionsPerIP}),
  * {@code tunnel_server_udp_dropped_datagrams_total{name,type,reason}} (datagrams a udp proxy
  * dropped: {@code oversize}, {@code tunnel_full}, {@code no_credit}, {@code socket_full},
- * {@code no_association}; see {@code UdpDrops.Reason}).
+ * {@code no_association}; see {@code UdpDrops.Reason}),
+ * {@code tunnel_server_proxy_refused_visitors_total{proxy,reason}} (what a proxy's {@code denyIPs}
+ * ({@code denied_ip}), {@code allowIPs} ({@code not_allowed_ip}) or {@code maxNewConnsPerIPPerMinute}
+ * ({@code rate_limited}) refused; see {@code VisitorRules}).
  *
  * <p>The vhost ports': {@code tunnel_server_vhost_errors_total{port,reason}} (port {@code http}:
  * {@code bad_request}, {@code slow_head}, {@code slow_body}, {@code not_found}, {@code unauthorized},
@@ -151,9 +155,20 @@ final class ServerMetrics {
                 .help("Public connections refused by transport.maxStreamsPerClient, maxConnectionsPerProxy or maxConnectionsPerIP")
                 .dataPoint(CounterDataPointSnapshot.builder().value(stats.refusedConnections()).build()).build();
 
+        CounterSnapshot.Builder refusedVisitors = CounterSnapshot.builder().name("tunnel_server_proxy_refused_visitors")
+                .help("Public connections, datagram peers and visitors a proxy's allowIPs, denyIPs or"
+                        + " maxNewConnsPerIPPerMinute refused");
+        stats.refusedVisitors().snapshot().forEach((proxy, counts) -> {
+            for (VisitorRules.Reason reason : VisitorRules.Reason.values()) {
+                refusedVisitors.dataPoint(counter(counts[reason.ordinal()],
+                        Labels.of("proxy", proxy, "reason", reason.label())));
+            }
+        });
+
         return MetricSnapshots.of(clientCounts.build(), proxyCounts.build(), detailed.build(), connections.build(),
                 trafficIn.build(), trafficOut.build(), rtt.build(), stalls.build(), queueDelay.build(), failedLogins,
-                refused, udpDrops.build(), vhostAnswered.build(), upstreams.build(), retried.build());
+                refused, udpDrops.build(), vhostAnswered.build(), upstreams.build(), retried.build(),
+                refusedVisitors.build());
     }
 
     private static CounterDataPointSnapshot counter(long value, Labels labels) {

@@ -2,6 +2,7 @@ package dev.tunnel.server.web;
 
 import dev.tunnel.protocol.udp.UdpDrops;
 import dev.tunnel.server.proxy.ProxyRef;
+import dev.tunnel.server.proxy.RefusedVisitors;
 import dev.tunnel.server.vhost.VhostSettings;
 import java.time.Clock;
 import java.time.LocalDate;
@@ -78,11 +79,17 @@ public final class ServerStats {
     private final RecentTable<ClientEntry> clients = new RecentTable<>(MAX_OFFLINE);
     private final RecentTable<ProxyEntry> proxies = new RecentTable<>(MAX_OFFLINE);
     private final LongAdder failedLogins = new LongAdder();
+    private final RefusedVisitors refusedVisitors = new RefusedVisitors();
     private final LongAdder refusedConnections = new LongAdder();
     /** Every proxy's bytes per {@value #SERVER_STEP} s over the last hour, for the dashboard's chart. */
     private final RateHistory serverTraffic = new RateHistory(SERVER_STEP, 3600 / SERVER_STEP);
     /** The vhost ports' counters by scheme ("http", "https"), in the order they opened. */
     private final Map<String, VhostSettings.Counters> vhostPorts = new LinkedHashMap<>();
+
+    /** Visitors the proxies' allowIPs, denyIPs and maxNewConnsPerIPPerMinute refused. */
+    public RefusedVisitors refusedVisitors() {
+        return refusedVisitors;
+    }
 
     public ServerStats(Clock clock) {
         this.clock = clock;

@@ -15,7 +15,9 @@ import java.util.List;
 /**
  * {@code type = "stcp"} or {@code "sudp"}: no public port; visitors (another client's
  * {@code [[visitors]]} with the same {@code secretKey}) reach the local app through the server.
- * Reads {@code secretKey} (required) and {@code allowUsers}; needs {@code transport.tcpMux = true}.
+ * Reads {@code secretKey} (required), {@code allowUsers} and, for stcp,
+ * {@code transport.proxyProtocolVersion} (the server starts each visitor's stream with a PROXY
+ * header naming the visitor client's connection to it, as frp); needs {@code transport.tcpMux = true}.
  * The key goes to the server in {@code NEW_PROXY}, inside the tunnel's TLS (the server checks
  * visitors' proofs with it), as frp sends it.
  */
@@ -40,6 +42,15 @@ public final class SecretClientType implements ClientProxyType {
         for (int i = 0; i < proxy.allowUsers.size(); i++) {
             checks.notBlank(key + ".allowUsers[" + i + "]", proxy.allowUsers.get(i));
         }
+        if (udp) {
+            checks.check(proxy.transport.proxyProtocolVersion.isEmpty(), key + ".transport.proxyProtocolVersion",
+                    "\"" + proxy.transport.proxyProtocolVersion + "\" is not supported for sudp: the visitor's datagrams"
+                            + " reach this client without the address of whoever sent them to the visitor, so a"
+                            + " header could name no one (frp names the visitor machine's local sender)");
+        } else {
+            checks.oneOf(key + ".transport.proxyProtocolVersion", proxy.transport.proxyProtocolVersion,
+                    List.of("", "v1", "v2"), List.of());
+        }
     }
 
     /** For the other types: {@code secretKey} and {@code allowUsers} would be ignored, so they are errors. */
@@ -52,7 +63,11 @@ public final class SecretClientType implements ClientProxyType {
 
     @Override
     public Options options(ProxyConfig proxy) {
-        return Options.builder().put("secretKey", proxy.secretKey).putList("allowUsers", proxy.allowUsers).build();
+        Options.Builder options = Options.builder().put("secretKey", proxy.secretKey).putList("allowUsers", proxy.allowUsers);
+        if (!udp && !proxy.transport.proxyProtocolVersion.isEmpty()) {
+            options.put("transport.proxyProtocolVersion", proxy.transport.proxyProtocolVersion);
+        }
+        return options.build();
     }
 
     @Override
@@ -65,10 +80,13 @@ public final class SecretClientType implements ClientProxyType {
         return null;
     }
 
-    /** No public connections on the server (visitors' streams); sudp carries datagrams. */
+    /**
+     * "client" only: the server has no public connections of its own to read (visitors' streams
+     * are spliced). sudp drops the local app's datagrams over the limit ({@code DatagramLimiter}).
+     */
     @Override
     public List<String> bandwidthLimitModes() {
-        return udp ? List.of() : List.of(Bandwidth.MODE_CLIENT);
+        return List.of(Bandwidth.MODE_CLIENT);
     }
 
     @Override

@@ -9,7 +9,12 @@ import dev.tunnel.protocol.udp.UdpDrops;
 import dev.tunnel.protocol.udp.UdpLimits;
 import dev.tunnel.protocol.udp.UdpLocalRelay;
 import dev.tunnel.protocol.udp.UdpSockets;
+import dev.tunnel.protocol.TunnelPipeline;
+import dev.tunnel.protocol.relay.TokenBucket;
+import dev.tunnel.protocol.udp.DatagramLimiter;
 import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.EventLoop;
@@ -32,11 +37,23 @@ public final class UdpDialer implements LocalDialer, StreamDialer {
     private final String name;
     private final InetSocketAddress local;
     private final UdpDrops drops;
+    private final TokenBucket bucket;
 
     public UdpDialer(String name, InetSocketAddress local) {
+        this(name, local, null);
+    }
+
+    private UdpDialer(String name, InetSocketAddress local, TokenBucket bucket) {
         this.name = name;
         this.local = local;
         this.drops = new UdpDrops(log, "proxy [" + name + "]");
+        this.bucket = bucket;
+    }
+
+    /** Datagrams from the local app over the limit are dropped ({@link DatagramLimiter}): what visitors receive. */
+    @Override
+    public LocalDialer limitedBy(TokenBucket bucket) {
+        return new UdpDialer(name, local, bucket);
     }
 
     @Override
@@ -45,7 +62,13 @@ public final class UdpDialer implements LocalDialer, StreamDialer {
         ChannelFuture connecting = UdpSockets.configure(new Bootstrap(), Transports.datagramChannel(), size)
                 .group(loop)
                 .channel(Transports.datagramChannel())
-                .handler(relay)
+                .handler(bucket == null ? relay : new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ch.pipeline().addLast(TunnelPipeline.BANDWIDTH, new DatagramLimiter(bucket, drops));
+                        ch.pipeline().addLast(relay);
+                    }
+                })
                 .connect(local);
         connecting.addListener(f -> {
             if (!f.isSuccess()) {

@@ -6,6 +6,8 @@ import dev.tunnel.protocol.visitor.StreamSplice;
 import dev.tunnel.server.proxy.ProxyRef;
 import dev.tunnel.server.proxy.ProxySession;
 import java.util.List;
+import dev.tunnel.server.vhost.ProxyProtocolHeader;
+import io.netty.channel.Channel;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
@@ -69,9 +71,11 @@ public final class SecretProxies {
     /**
      * Opens a stream on the provider's session for a visitor's stream and splices the two, on the
      * provider's loop; refuses the visitor when the proxy is gone or its session cannot open one.
-     * Any thread.
+     * With {@code transport.proxyProtocolVersion} the provider's stream starts with a PROXY header
+     * naming {@code visitorConn}'s addresses (the visitor client's connection to this server). Any
+     * thread.
      */
-    public void connect(Provider provider, String source, StreamSplice.Side visitor, String who) {
+    public void connect(Provider provider, String source, StreamSplice.Side visitor, String who, Channel visitorConn) {
         provider.session().link().eventLoop().execute(() -> {
             MuxStream stream = providers.get(provider.qualified()) == provider
                     ? provider.session().link().openStream(provider.ref(), source) : null;
@@ -80,6 +84,10 @@ public final class SecretProxies {
                         provider);
                 StreamSplice.refuse(visitor, ResetCode.VISITOR_NO_SUCH_PROXY);
                 return;
+            }
+            if (provider.ref().proxyProtocol() != null) { // stcp: as frp, the visitor client's connection to the server
+                stream.write(ProxyProtocolHeader.encode(provider.ref().proxyProtocol(), visitorConn.remoteAddress(),
+                        visitorConn.localAddress()));
             }
             StreamSplice.connect(visitor, new StreamSplice.Side(stream, provider.session().link().eventLoop(), null));
         });

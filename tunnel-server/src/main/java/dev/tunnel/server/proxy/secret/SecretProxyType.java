@@ -1,7 +1,6 @@
 package dev.tunnel.server.proxy.secret;
 
 import dev.tunnel.protocol.Options;
-import dev.tunnel.server.proxy.ProxyRef;
 import dev.tunnel.server.proxy.ProxyRefusedException;
 import dev.tunnel.server.proxy.ProxyRequest;
 import dev.tunnel.server.proxy.ProxySession;
@@ -9,6 +8,8 @@ import dev.tunnel.server.proxy.RunningProxy;
 import dev.tunnel.server.proxy.ServerProxyType;
 import dev.tunnel.server.proxy.ServerProxyTypes;
 import io.netty.util.concurrent.Future;
+import dev.tunnel.server.vhost.ProxyProtocolHeader;
+import io.netty.handler.codec.haproxy.HAProxyProtocolVersion;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,9 +55,18 @@ public final class SecretProxyType implements ServerProxyType {
             return failed(session, "secretKey: must not be empty for an " + name + " proxy");
         }
         List<String> allowUsers = options.list("allowUsers");
-        SecretProxies.Provider provider = new SecretProxies.Provider(session,
-                new ProxyRef(request.id(), request.qualifiedName()), name, session.user(), request.name(), secretKey,
-                allowUsers);
+        try {
+            HAProxyProtocolVersion version = ProxyProtocolHeader.version(options.string("transport.proxyProtocolVersion", ""));
+            if (version != null && udp()) {
+                return failed(session, "transport.proxyProtocolVersion: not supported for sudp (the provider's"
+                        + " datagrams carry no visitor address to name)");
+            }
+            request.proxy().proxyProtocol(version);
+        } catch (IllegalArgumentException e) {
+            return failed(session, "transport." + e.getMessage());
+        }
+        SecretProxies.Provider provider = new SecretProxies.Provider(session, request.proxy(), name, session.user(),
+                request.name(), secretKey, allowUsers);
         String refused = table.register(provider);
         if (refused != null) {
             return failed(session, refused);
@@ -77,6 +87,10 @@ public final class SecretProxyType implements ServerProxyType {
             }
         };
         return session.link().eventLoop().newSucceededFuture(running);
+    }
+
+    private boolean udp() {
+        return name.equals("sudp");
     }
 
     private static Future<RunningProxy> failed(ProxySession session, String reason) {

@@ -10,7 +10,14 @@ import dev.tunnel.server.proxy.ProxyRequest;
 import dev.tunnel.server.proxy.ProxySession;
 import dev.tunnel.server.proxy.PublicPortBinding;
 import dev.tunnel.server.proxy.RunningProxy;
+import dev.tunnel.protocol.TunnelPipeline;
+import dev.tunnel.server.vhost.ProxyProtocolHeader;
+import dev.tunnel.protocol.relay.TokenBucket;
+import dev.tunnel.protocol.udp.DatagramLimiter;
 import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOption;
 import io.netty.util.concurrent.Future;
@@ -49,11 +56,14 @@ final class UdpProxy implements RunningProxy {
         UdpFront front = new UdpFront("proxy [" + request.qualifiedName() + "]", this::open, packetSize,
                 UdpLimits.MAX_ASSOCIATIONS, UdpLimits.IDLE_NANOS).counting(ref.traffic());
         ref.datagramDrops(front.drops());
+        if (ref.proxyProtocol() != null) {
+            front.prefixingFirstDatagrams(ProxyProtocolHeader::encodeDatagram);
+        }
         return UdpSockets.configure(new Bootstrap(), Transports.datagramChannel(), packetSize)
                 .group(session.link().eventLoop())
                 .channel(Transports.datagramChannel())
                 .option(ChannelOption.SO_REUSEADDR, true)
-                .handler(front)
+                .handler(limited(front))
                 .bind(host, port)
                 .addListener(f -> {
                     if (f.isSuccess()) {
@@ -62,7 +72,28 @@ final class UdpProxy implements RunningProxy {
                 });
     }
 
+    /**
+     * {@code bandwidthLimitMode = "server"}: the datagrams peers send are dropped over the limit
+     * before the front sees them (what visitors upload, as for tcp).
+     */
+    private ChannelHandler limited(UdpFront front) {
+        TokenBucket bucket = ref.bandwidth();
+        if (bucket == null) {
+            return front;
+        }
+        return new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                ch.pipeline().addLast(TunnelPipeline.BANDWIDTH, new DatagramLimiter(bucket, front.drops()));
+                ch.pipeline().addLast(front);
+            }
+        };
+    }
+
     private MuxStream open(InetSocketAddress peer) {
+        if (!ref.admitsVisitor(peer, "datagrams")) {
+            return null;
+        }
         return session.link().openStream(ref, String.valueOf(peer));
     }
 

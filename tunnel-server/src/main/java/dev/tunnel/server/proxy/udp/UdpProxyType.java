@@ -6,6 +6,7 @@ import dev.tunnel.server.proxy.ProxySession;
 import dev.tunnel.server.proxy.RunningProxy;
 import dev.tunnel.server.proxy.ServerEnvironment;
 import dev.tunnel.server.proxy.ServerProxyType;
+import io.netty.handler.codec.haproxy.HAProxyProtocolVersion;
 import io.netty.util.concurrent.Future;
 
 /**
@@ -40,6 +41,12 @@ public final class UdpProxyType implements ServerProxyType {
         } catch (ProxyRefusedException e) {
             return session.link().eventLoop().newFailedFuture(e);
         }
+        String version = request.options().string("transport.proxyProtocolVersion", "");
+        if (!version.isEmpty() && !version.equals("v2")) {
+            return failed(session, "transport.proxyProtocolVersion: \"" + version + "\" (a udp proxy sends \"v2\" only:"
+                    + " v1 names TCP connections)");
+        }
+        request.proxy().proxyProtocol(version.isEmpty() ? null : HAProxyProtocolVersion.V2);
         return new UdpProxy(request, session, packetSize).start(remotePort);
     }
 
