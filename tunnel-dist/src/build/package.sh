@@ -32,14 +32,20 @@ install -m 644 "$root"/config/*.toml "$stage/config/"
 install -m 644 "$root"/config/systemd/*.service "$stage/systemd/"
 install -m 644 "$root/README.md" "$root/docs/install.md" "$stage/"
 
-# The runtime: the JDK modules the jars use (jdeps), plus the ones found only at run time:
-# jdk.crypto.ec (the JDK's EC keys and TLS curves come from a provider, not a class reference).
-modules=$("$java_home/bin/jdeps" --multi-release 17 --ignore-missing-deps --print-module-deps \
-    "$stage/lib/tunnel-server.jar" "$stage/lib/tunnel-client.jar")
-modules="$modules,jdk.crypto.ec"
+# The runtime: the JDK modules the jars use (jdeps), less two that only optional code paths
+# reach (java.desktop: java.beans for Jackson's and SnakeYAML's bean support, which the config
+# loader does not use; java.sql: Jackson's and picocli's java.sql.* converters), plus two found
+# only at run time: jdk.crypto.ec (EC keys and TLS curves come from a provider) and
+# jdk.management (the JVM metrics' process figures). The dist checks run the jars on it.
+# classes_nocoops.jsa is the class-sharing archive for heaps over 32 GB: dropped (11 MB).
+modules=$("$java_home/bin/jdeps" --multi-release 17 --ignore-missing-deps --list-deps \
+    "$stage/lib/tunnel-server.jar" "$stage/lib/tunnel-client.jar" \
+    | awk '$1 ~ /^(java|jdk)\./ && $1 !~ /^java\.(desktop|sql)$/ { print $1 }' | paste -sd, -)
+modules="$modules,jdk.crypto.ec,jdk.management"
 echo "package.sh: runtime modules: $modules"
 "$java_home/bin/jlink" --add-modules "$modules" --strip-debug --no-man-pages --no-header-files \
     --compress=2 --generate-cds-archive --output "$stage/runtime"
+rm -f "$stage/runtime/lib/server/classes_nocoops.jsa"
 "$stage/runtime/bin/java" -version 2>&1 | head -n 1
 
 tar -C "$out" --owner=0 --group=0 -czf "$out/$name.tar.gz" "$name"
@@ -53,7 +59,15 @@ mkdir -p "$pkg"/{DEBIAN,usr/bin,usr/lib/tunnel,etc/tunnel,lib/systemd/system,usr
 cp -a "$stage/bin" "$stage/lib" "$stage/runtime" "$pkg/usr/lib/tunnel/"
 ln -s ../lib/tunnel/bin/tunnel-server "$pkg/usr/bin/tunnel-server"
 ln -s ../lib/tunnel/bin/tunnel-client "$pkg/usr/bin/tunnel-client"
-install -m 640 "$root/config/server.toml" "$root/config/client.toml" "$pkg/etc/tunnel/"
+install -m 640 "$root/config/server.toml" "$pkg/etc/tunnel/"
+# the client sample serves ./docs of a checkout; installed, it serves the package's own docs
+sed -e 's|^localPath = "./docs"|localPath = "/usr/share/doc/tunnel"|' \
+    -e 's|^# Run from the repo root.*|# Serves /usr/share/doc/tunnel through the tunnel on public port 6080.|' \
+    -e 's|^# Then `curl http://127.0.0.1:6080/` lists the files in ./docs.|# Then `curl http://127.0.0.1:6080/` lists them.|' \
+    "$root/config/client.toml" > "$pkg/etc/tunnel/client.toml"
+chmod 640 "$pkg/etc/tunnel/client.toml"
+grep -q '^localPath = "/usr/share/doc/tunnel"' "$pkg/etc/tunnel/client.toml" \
+    || { echo "package.sh: config/client.toml has no localPath = \"./docs\" line to point at the installed docs" >&2; exit 1; }
 install -m 644 "$stage"/systemd/*.service "$pkg/lib/systemd/system/"
 install -m 644 "$root/config/server_full.toml" "$root/config/client_full.toml" "$pkg/usr/share/doc/tunnel/examples/"
 install -m 644 "$root/README.md" "$root/docs/install.md" "$pkg/usr/share/doc/tunnel/"
@@ -65,7 +79,7 @@ Version: $deb_version
 Architecture: $deb_arch
 Maintainer: tunnel developers <tunnel@localhost>
 Installed-Size: $(du -sk "$pkg" | cut -f1)
-Depends: libc6, zlib1g, passwd
+Depends: libc6, libgcc-s1, libstdc++6, zlib1g, passwd
 Section: net
 Priority: optional
 Description: reverse tunnel (frp-style) with frps.toml/frpc.toml keys
@@ -76,7 +90,7 @@ Description: reverse tunnel (frp-style) with frps.toml/frpc.toml keys
  /etc/tunnel/server.toml (client.toml), then systemctl enable --now.
 CONTROL
 deb="$out/tunnel_${deb_version}_${deb_arch}.deb"
-dpkg-deb --root-owner-group -Zxz --build "$pkg" "$deb" >/dev/null
+dpkg-deb --root-owner-group -Zgzip --build "$pkg" "$deb" >/dev/null
 echo "package.sh: $deb ($(du -h "$deb" | cut -f1))"
 
 # The images' files. base: the runtime and the C libraries it and Netty's natives link against,
@@ -89,7 +103,7 @@ natives="$out/image/natives"
 mkdir -p "$natives"
 (cd "$natives" && unzip -qo "$stage/lib/tunnel-server.jar" "META-INF/native/*${machine%64}*")
 find "$base/opt/tunnel/runtime" "$natives" -type f \( -name '*.so' -o -path '*/bin/*' \) | xargs ldd 2>/dev/null \
-    | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' | sort -u | while read -r lib; do
+    | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// && $1 !~ /:$/ { print $1 }' | sort -u | while read -r lib; do
     mkdir -p "$base$(dirname "$lib")"
     cp -L "$lib" "$base$lib"
 done
