@@ -2,7 +2,7 @@
 # Checks the systemd units with systemd-analyze verify (installs systemd from Debian if it is
 # missing; needs root for that) and that they keep the hardening the README promises. Where the
 # .deb is not installed, /usr/bin/tunnel-server (-client) does not exist and only that complaint
-# is let through; tunnel-dist/src/test/sh/test-deb.sh runs this after installing the .deb.
+# is let through; tunnel-dist/src/test/sh/test-deb.sh verifies the units the .deb installs.
 # Usage: config/systemd/verify.sh      exit 0 when both units pass
 set -euo pipefail
 cd "$(dirname "$0")"

@@ -110,6 +110,8 @@ done
 rm -rf "$natives"
 printf 'root:x:0:0:root:/root:/sbin/nologin\ntunnel:x:65532:65532:tunnel:/var/lib/tunnel:/sbin/nologin\n' > "$base/etc/passwd"
 printf 'root:x:0:\ntunnel:x:65532:\n' > "$base/etc/group"
+# jib insists on a target/classes directory, which this module (no main code) lacks
+mkdir -p "$out/classes"
 for side in server client; do
     mkdir -p "$out/image/$side/opt/tunnel/lib" "$out/image/$side/etc/tunnel"
     cp "$stage/lib/tunnel-$side.jar" "$out/image/$side/opt/tunnel/lib/"
