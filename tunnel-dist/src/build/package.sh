@@ -103,7 +103,8 @@ natives="$out/image/natives"
 mkdir -p "$natives"
 (cd "$natives" && unzip -qo "$stage/lib/tunnel-server.jar" "META-INF/native/*${machine%64}*")
 find "$base/opt/tunnel/runtime" "$natives" -type f \( -name '*.so' -o -path '*/bin/*' \) | xargs ldd 2>/dev/null \
-    | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// && $1 !~ /:$/ { print $1 }' | sort -u | while read -r lib; do
+    | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// && $1 !~ /:$/ { print $1 }' \
+    | grep -v "^$out/" | sort -u | while read -r lib; do   # not the runtime's own libjli.so
     mkdir -p "$base$(dirname "$lib")"
     cp -L "$lib" "$base$lib"
 done

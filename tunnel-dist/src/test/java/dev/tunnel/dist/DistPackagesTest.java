@@ -47,13 +47,13 @@ class DistPackagesTest {
         Path json = Files.writeString(dir.resolve("client.json"), "{\"serverAddr\": \"127.0.0.1\", \"auth\": {\"token\": \"secret\"}}");
 
         for (List<String> command : List.of(
-                List.of("bin/tunnel-server", "verify", "-c", "config/server_full.toml"),
-                List.of("bin/tunnel-server", "verify", "-c", yaml.toString()),
-                List.of("bin/tunnel-client", "verify", "-c", "config/client_full.toml"),
-                List.of("bin/tunnel-client", "verify", "-c", json.toString()),
-                List.of("bin/tunnel-server", "certs", "--out", dir.resolve("pki").toString(), "--server-name", "vps.example", "--client", "home"))) {
+                List.of("tunnel-server", "verify", "-c", home.resolve("config/server_full.toml").toString()),
+                List.of("tunnel-server", "verify", "-c", yaml.toString()),
+                List.of("tunnel-client", "verify", "-c", home.resolve("config/client_full.toml").toString()),
+                List.of("tunnel-client", "verify", "-c", json.toString()),
+                List.of("tunnel-server", "certs", "--out", dir.resolve("pki").toString(), "--server-name", "vps.example", "--client", "home"))) {
             List<String> absolute = new java.util.ArrayList<>(command);
-            absolute.set(0, home.resolve(command.get(0)).toString());
+            absolute.set(0, home.resolve("bin").resolve(command.get(0)).toString());
             Run run = Run.of(absolute, noJava);
             assertThat(run.exit).as(command + "\n" + run.out + run.err).isZero();
         }
@@ -86,22 +86,29 @@ class DistPackagesTest {
             assertThat(image.cmd()).containsExactly("-c", "/etc/tunnel/" + side + ".toml");
             assertThat(image.user()).isEqualTo("65532:65532");
             assertThat(image.env()).contains("JDK_JAVA_OPTIONS=" + SmallVpsJvm.FLAGS);
-            assertThat(image.layers()).hasSize(2);
-            assertThat(image.files(0)).containsEntry("opt/tunnel/runtime/bin/java", 0755)
-                    .containsKeys("lib/x86_64-linux-gnu/libc.so.6", "lib64/ld-linux-x86-64.so.2", "etc/passwd", "tmp");
-            assertThat(image.files(1)).containsKeys("opt/tunnel/lib/tunnel-" + side + ".jar", "etc/tunnel/" + side + ".toml");
-            baseLayers.put(side, image.layers().subList(0, 1));
+            // Jib's class path files, then the runtime (base), then the jar (server or client)
+            assertThat(image.layers()).hasSize(3);
+            assertThat(image.files(0)).containsOnlyKeys("app", "app/jib-classpath-file", "app/jib-main-class-file");
+            assertThat(image.files(1)).containsEntry("opt/tunnel/runtime/bin/java", 0755).containsEntry("tmp", 0777)
+                    .containsKeys("opt/tunnel/runtime/lib/libjli.so", "lib/x86_64-linux-gnu/libc.so.6",
+                            "lib64/ld-linux-x86-64.so.2", "etc/passwd")
+                    .noneSatisfy((file, mode) -> assertThat(file).contains("target/image"));   // no build paths
+            assertThat(image.files(2)).containsKeys("opt/tunnel/lib/tunnel-" + side + ".jar", "etc/tunnel/" + side + ".toml");
+            baseLayers.put(side, image.layers().subList(1, 2));
         }
         assertThat(baseLayers.get("server")).as("one runtime layer for both").isEqualTo(baseLayers.get("client"));
     }
 
     @Test
     void imageFilesystemRunsTheServerAsItsUserWithoutAnythingFromTheHost() throws Exception {
-        assumeTrue("root".equals(System.getProperty("user.name")), "chroot needs root");
+        assumeTrue("root".equals(System.getProperty("user.name")), "chroot and unshare need root");
         ImageTar image = ImageTar.read(TARGET.resolve("tunnel-server-" + VERSION + "-image.tar"));
         Path root = image.extract(dir.resolve("rootfs"));
 
-        Run run = Run.of(List.of("chroot", "--userspec=65532:65532", root.toString(),
+        Files.createDirectories(root.resolve("proc"));   // the loader finds libjli.so through /proc/self/exe
+
+        Run run = Run.of(List.of("unshare", "--mount", "--pid", "--fork", "--mount-proc=" + root.resolve("proc"),
+                "chroot", "--userspec=65532:65532", root.toString(),
                 "/opt/tunnel/runtime/bin/java", "-jar", "/opt/tunnel/lib/tunnel-server.jar", "verify", "-c", "/etc/tunnel/server.toml"),
                 Map.of("JDK_JAVA_OPTIONS", SmallVpsJvm.FLAGS));
 
