@@ -54,10 +54,10 @@ class DistPackagesTest {
                 List.of("tunnel-server", "certs", "--out", dir.resolve("pki").toString(), "--server-name", "vps.example", "--client", "home"))) {
             List<String> absolute = new java.util.ArrayList<>(command);
             absolute.set(0, home.resolve("bin").resolve(command.get(0)).toString());
-            Run run = Run.of(absolute, noJava);
+            Run run = Run.of(absolute, noJava, Path.of(".."));   // client_full.toml serves ./docs
             assertThat(run.exit).as(command + "\n" + run.out + run.err).isZero();
         }
-        assertThat(dir.resolve("pki")).isDirectoryContaining("glob:**/*.pem");
+        assertThat(dir.resolve("pki")).isDirectoryContaining("glob:**/server.crt").isDirectoryContaining("glob:**/client-home.key");
         assertThat(Files.readString(home.resolve("runtime/release"))).contains("jdk.crypto.ec").doesNotContain("java.desktop");
     }
 

@@ -27,7 +27,12 @@ final class Run {
     }
 
     static Run of(List<String> command, Map<String, String> env) throws Exception {
-        ProcessBuilder builder = new ProcessBuilder(command);
+        return of(command, env, Path.of("."));
+    }
+
+    /** Runs command in directory. */
+    static Run of(List<String> command, Map<String, String> env, Path directory) throws Exception {
+        ProcessBuilder builder = new ProcessBuilder(command).directory(directory.toFile());
         builder.environment().remove("JAVA_HOME");
         builder.environment().remove("JAVA_OPTS");
         builder.environment().remove("JDK_JAVA_OPTIONS");
