@@ -12,7 +12,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** One set of small-VPS JVM flags: what --help prints, what the README recommends, what compare.sh measures, what the systemd units run. */
+/** One set of small-VPS JVM flags: what --help prints, what the README recommends, what compare.sh measures, what the launchers (and so the systemd units) run. */
 @Timeout(10)
 class SmallVpsJvmTest {
     private static final Path ROOT = Path.of("..");
@@ -43,11 +43,18 @@ class SmallVpsJvmTest {
     }
 
     @Test
-    void systemdUnitsStartTheJarsWithExactlyTheseFlags() throws Exception {
-        for (String unit : List.of("tunnel-server.service", "tunnel-client.service")) {
-            Matcher m = Pattern.compile("(?m)^ExecStart=(.*)$").matcher(Files.readString(ROOT.resolve("config/systemd/" + unit)));
-            assertThat(m.find()).as("ExecStart= in " + unit).isTrue();
-            assertThat(flags(m.group(1))).as(unit).isEqualTo(flags(SmallVpsJvm.FLAGS));
+    void launcherStartsTheJarsWithExactlyTheseFlags() throws Exception {
+        Matcher m = Pattern.compile("(?m)^SMALL_VPS_FLAGS=\"([^\"]*)\"")
+                .matcher(Files.readString(ROOT.resolve("tunnel-dist/src/bin/launcher.sh")));
+        assertThat(m.find()).as("SMALL_VPS_FLAGS=\"...\" in tunnel-dist/src/bin/launcher.sh").isTrue();
+        assertThat(flags(m.group(1))).isEqualTo(flags(SmallVpsJvm.FLAGS));
+    }
+
+    @Test
+    void systemdUnitsStartTheLaunchers() throws Exception {
+        for (String side : List.of("server", "client")) {
+            String unit = Files.readString(ROOT.resolve("config/systemd/tunnel-" + side + ".service"));
+            assertThat(unit).as(side).containsPattern("(?m)^ExecStart=/usr/bin/tunnel-" + side + " -c /etc/tunnel/" + side + ".toml$");
         }
     }
 
