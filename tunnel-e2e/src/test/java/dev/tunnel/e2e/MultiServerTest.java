@@ -10,7 +10,6 @@ import dev.tunnel.client.config.ClientConfig;
 import dev.tunnel.server.TunnelServer;
 import dev.tunnel.server.config.ServerConfig;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.ConnectException;
 import java.net.Socket;
 import java.time.Duration;
@@ -81,7 +80,7 @@ class MultiServerTest {
         assertThat(b.sessionCount()).isEqualTo(1);
         assertThat(states(client)).containsExactly(ServerStatus.State.ONLINE, ServerStatus.State.ONLINE);
 
-        try (Conn inFlight = new Conn(HOST_B)) {
+        try (PublicConn inFlight = new PublicConn(HOST_B, remotePort)) {
             inFlight.roundTrip(1);
             a[0].close();
             await("the client sees server A gone").atMost(Duration.ofSeconds(HEARTBEAT_TIMEOUT + 2))
@@ -102,43 +101,50 @@ class MultiServerTest {
         assertThat(states(client)).containsExactly(ServerStatus.State.ONLINE, ServerStatus.State.ONLINE);
     }
 
-    /** A new public connection on {@code host} echoes a small message back. */
-    private boolean echoes(String host) throws IOException {
-        try (Conn c = new Conn(host)) {
-            c.roundTrip(42);
-            return true;
+    @Test
+    void failoverMovesToTheNextServerAndBackWithoutDroppingConnectionsInFlight() throws Exception {
+        EchoServer echo = tunnel.echoServer();
+        TunnelServer b = tunnel.startServer(serverConfig(HOST_B, 0));
+        int bindA = FreePorts.one();
+        TunnelServer[] a = {TunnelServer.start(serverConfig(HOST_A, bindA))};
+        tunnel.closeAfterTest(() -> a[0].close());
+        TunnelClient client = tunnel.startClient(clientConfig("failover", echo.port(), a[0], b));
+        client.firstLogin().get(10, TimeUnit.SECONDS);
+        await("echo on the first server").atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> echoes(HOST_A));
+        assertThat(b.sessionCount()).as("the second server is not used while the first serves").isZero();
+        assertThat(states(client)).containsExactly(ServerStatus.State.ONLINE, ServerStatus.State.IDLE);
+
+        a[0].close();
+        long lost = System.nanoTime();
+        await("echo on the second server").atMost(Duration.ofSeconds(HEARTBEAT_TIMEOUT + 2))
+                .pollInterval(Duration.ofMillis(50)).ignoreExceptions().until(() -> echoes(HOST_B));
+        System.out.printf("failover: proxy on the second server %d ms after the first went down%n",
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lost));
+
+        try (PublicConn inFlight = new PublicConn(HOST_B, remotePort)) {
+            inFlight.roundTrip(1);
+            a[0] = TunnelServer.start(serverConfig(HOST_A, bindA));
+            await("the client back on the first server").atMost(Duration.ofSeconds(10)).ignoreExceptions()
+                    .until(() -> echoes(HOST_A));
+            await("the second server's public port closed").atMost(Duration.ofSeconds(3))
+                    .until(() -> refused(HOST_B));
+            assertThat(states(client)).containsExactly(ServerStatus.State.ONLINE, ServerStatus.State.DRAINING);
+            inFlight.roundTrip(2); // still carried by the draining session
+        }
+        await("the drained session closed once its connection ended").atMost(Duration.ofSeconds(3))
+                .until(() -> b.sessionCount() == 0);
+        assertThat(states(client)).containsExactly(ServerStatus.State.ONLINE, ServerStatus.State.STOPPED);
+    }
+
+    private boolean refused(String host) {
+        try (Socket s = new Socket(host, remotePort)) {
+            return false;
+        } catch (IOException e) {
+            return e instanceof ConnectException;
         }
     }
 
-    /** One public connection, kept open across several round trips. */
-    final class Conn implements AutoCloseable {
-        private final Socket socket;
-
-        Conn(String host) throws IOException {
-            socket = new Socket(host, remotePort);
-            socket.setSoTimeout(5_000);
-        }
-
-        /** Sends 4 KB tagged with {@code tag} and reads them back intact. */
-        void roundTrip(int tag) throws IOException {
-            byte[] data = Payloads.random(4096, tag);
-            socket.getOutputStream().write(data);
-            byte[] back = new byte[data.length];
-            InputStream in = socket.getInputStream();
-            int n = 0;
-            while (n < back.length) {
-                int r = in.read(back, n, back.length - n);
-                if (r < 0) {
-                    throw new IOException("connection closed after " + n + " bytes");
-                }
-                n += r;
-            }
-            assertThat(back).isEqualTo(data);
-        }
-
-        @Override
-        public void close() throws IOException {
-            socket.close();
-        }
+    private boolean echoes(String host) throws IOException {
+        return PublicConn.echoes(host, remotePort);
     }
 }
