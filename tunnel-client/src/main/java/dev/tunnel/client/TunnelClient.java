@@ -37,12 +37,12 @@ import org.slf4j.LoggerFactory;
  * <p>In pool mode ({@code transport.tcpMux = false}) the control connection carries no streams;
  * each public connection rides its own work connection ({@link WorkConnector}).
  *
- * <p>{@link #close} is graceful: it tells the server it is leaving (the server releases its
+ * <p>{@link #close} is graceful: it tells each server it is leaving (each releases its
  * ports at once), lets connections in flight finish for up to {@code transport.drainTimeout}
  * seconds, then closes.
  *
- * <p>Threads: one group of {@code transport.eventLoopThreads} loops (default one per core); the
- * tunnel connection and every local connection of its streams run on one loop of it; work
+ * <p>Threads: one group of {@code transport.eventLoopThreads} loops (default one per core); each
+ * tunnel connection (one per server) and the local connections of its streams run on one loop; work
  * connections are spread over the group, each with its local connection on its own loop; the
  * plugins' loopback servers (and the connections they open) run on the others.
  */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.tunnel.bench.LinkEmulator;
 import dev.tunnel.client.ServerStatus;
 import dev.tunnel.client.TunnelClient;
 import dev.tunnel.client.config.ClientConfig;
@@ -134,6 +135,31 @@ class MultiServerTest {
         await("the drained session closed once its connection ended").atMost(Duration.ofSeconds(3))
                 .until(() -> b.sessionCount() == 0);
         assertThat(states(client)).containsExactly(ServerStatus.State.ONLINE, ServerStatus.State.STOPPED);
+    }
+
+    @Test
+    void failoverNoticesASilentServerWithinItsHeartbeatTimeout() throws Exception {
+        EchoServer echo = tunnel.echoServer();
+        TunnelServer a = tunnel.startServer(serverConfig(HOST_A, 0));
+        TunnelServer b = tunnel.startServer(serverConfig(HOST_B, 0));
+        LinkEmulator link = tunnel.linkTo(a.port()); // the client reaches server a through it
+        ClientConfig cc = clientConfig("failover", echo.port(), a, b);
+        cc.serverAddrs = List.of("127.0.0.1:" + link.port(), "127.0.0.1:" + b.port());
+        TunnelClient client = tunnel.startClient(cc);
+        client.firstLogin().get(10, TimeUnit.SECONDS);
+        await("echo on the first server").atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> echoes(HOST_A));
+
+        link.fault(LinkEmulator.Fault.STALL); // a dead host: nothing arrives, nothing closes
+        long silent = System.nanoTime();
+        await("echo on the second server").atMost(Duration.ofSeconds(HEARTBEAT_TIMEOUT + 2))
+                .pollInterval(Duration.ofMillis(50)).ignoreExceptions().until(() -> echoes(HOST_B));
+        System.out.printf("failover: proxy on the second server %d ms after the first went silent%n",
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - silent));
+
+        link.fault(LinkEmulator.Fault.NONE);
+        await("back on the first server once it answers again").atMost(Duration.ofSeconds(HEARTBEAT_TIMEOUT + 10))
+                .ignoreExceptions().until(() -> echoes(HOST_A) && refused(HOST_B));
+        assertThat(states(client).get(0)).isEqualTo(ServerStatus.State.ONLINE);
     }
 
     private boolean refused(String host) {
