@@ -35,7 +35,7 @@ final class ProxyResults {
         if (result.ok()) {
             log.info("proxy [{}] started: public port {} on {}", result.name(), result.remotePort(), session);
         } else {
-            log.error("proxy [{}] start error on {}: {}", result.name(), session, result.error());
+            log.error("proxy [{}] start error: {} ({})", result.name(), result.error(), session);
         }
     }
 
