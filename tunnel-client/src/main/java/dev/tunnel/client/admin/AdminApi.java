@@ -18,10 +18,11 @@ import java.util.function.Function;
 
 /**
  * The client's admin API, with frpc's paths and JSON: {@code GET /api/status} (proxies by
- * type), {@code GET /api/reload}, {@code GET /api/config}, {@code PUT /api/config},
- * {@code POST /api/stop}, {@code /healthz}, {@code GET /api/proxy/{name}/config} and
- * {@code GET /api/visitor/{name}/config} (frp's {@code ProxyDefinition}/{@code VisitorDefinition}:
- * {@code {"name", "type", "<type>": {the entry's keys}}}). {@code POST /api/reload} works too. Reload, stop and
+ * type), {@code GET /api/servers} (tunnel extension: each server's session), {@code GET /api/reload},
+ * {@code GET /api/config}, {@code PUT /api/config}, {@code POST /api/stop}, {@code /healthz},
+ * {@code GET /api/proxy/{name}/config} and {@code GET /api/visitor/{name}/config} (frp's
+ * {@code ProxyDefinition}/{@code VisitorDefinition}: {@code {"name", "type", "<type>": {the entry's keys}}}).
+ * {@code POST /api/reload} works too. Reload, stop and
  * PUT change state, so they are refused to cross-site requests (see the web package).
  *
  * <p>{@code PUT /api/config} checks the new file first and answers 400 with every error when it
@@ -49,6 +50,7 @@ public final class AdminApi {
         Routes routes = new Routes()
                 .open("/healthz", r -> WebResponse.ok())
                 .get("/api/status", r -> status())
+                .get("/api/servers", r -> servers())
                 .get("/api/config", r -> readConfig())
                 .change(HttpMethod.PUT, "/api/config", this::writeConfig)
                 .get("/api/proxy/{name}/config", r -> definition("proxy", r.param("name"),
@@ -105,6 +107,21 @@ public final class AdminApi {
                 json.writeEndArray();
             }
             json.writeEndObject();
+        });
+    }
+
+    private WebResponse servers() {
+        return Json.response(json -> {
+            json.writeStartArray();
+            for (AdminControl.ServerState s : control.servers()) {
+                json.writeStartObject();
+                json.writeStringField("addr", s.addr());
+                json.writeStringField("state", s.state());
+                json.writeStringField("since", s.since());
+                json.writeStringField("err", s.error());
+                json.writeEndObject();
+            }
+            json.writeEndArray();
         });
     }
 

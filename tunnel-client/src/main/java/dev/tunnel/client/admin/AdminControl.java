@@ -15,6 +15,19 @@ public interface AdminControl {
     /** Every configured proxy, in config order. */
     List<ProxyState> status();
 
+    /**
+     * One server's session as {@code GET /api/servers} lists it.
+     *
+     * @param since when it entered {@code state}, ISO-8601 UTC
+     */
+    record ServerState(String addr, String state, String since, String error) {
+    }
+
+    /** Every server's session, in config order. */
+    default List<ServerState> servers() {
+        return List.of();
+    }
+
     /** The config of proxy {@code name} as the client runs it now, or null if it has none (none by default). */
     default ProxyConfig proxyConfig(String name) {
         return null;
