@@ -14,7 +14,8 @@ import java.util.List;
 /**
  * The running client as its admin API sees it ({@code webServer.*}): the proxies' states for
  * {@code /api/status} (frp's words: "wait start" until the server answers, then "running" or
- * "start error"; "check failed" while its health check withdraws it), the config file for
+ * "start error"; "check failed" while its health check withdraws it), each server's session for
+ * {@code /api/servers}, the config file for
  * {@code /api/config}, hot reload ({@link ConfigReloader}) and a graceful stop.
  *
  * <p>Threading: the API calls in from its own thread; the proxies' states are read from the
@@ -58,11 +59,17 @@ final class ClientAdmin implements AdminControl, AutoCloseable {
                 s = null;
             }
             String local = p.plugin != null ? "" : p.localIP + ":" + p.localPort;
-            String remote = s != null && s.ok() ? config.serverAddr + ":" + s.remotePort() : "";
+            String remote = s != null && s.ok() ? config.serverEndpoints().get(0).host() + ":" + s.remotePort() : "";
             states.add(new ProxyState(p.name, p.type, status, error, local,
                     p.plugin == null ? "" : p.plugin.type, remote));
         }
         return states;
+    }
+
+    @Override
+    public List<ServerState> servers() {
+        return client.servers().stream().map(s -> new ServerState(s.address(), s.state().name().toLowerCase(
+                java.util.Locale.ROOT), s.since().toString(), s.lastError())).toList();
     }
 
     @Override

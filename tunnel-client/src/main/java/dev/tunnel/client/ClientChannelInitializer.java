@@ -8,7 +8,6 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.SocketChannel;
-import java.util.Collection;
 import java.util.function.Function;
 
 /**
@@ -27,7 +26,7 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final ChannelGroup localConns;
     private final ClientWorkConn.Settings workConns;
     private final int udpPacketSize;
-    private final Collection<VisitorTarget> visitors;
+    private final VisitorOwner visitors;
 
     /**
      * @param workConns how to open work connections in pool mode; null in mux mode
@@ -36,7 +35,7 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
                              ClientCredentials credentials, MuxSettings muxSettings, int heartbeatInterval, int heartbeatTimeout,
                              ProxyManager proxies, SessionListener listener, ChannelGroup localConns,
                              ClientWorkConn.Settings workConns, int udpPacketSize,
-                             Collection<VisitorTarget> visitors) {
+                             VisitorOwner visitors) {
         this.visitors = visitors;
         this.udpPacketSize = udpPacketSize;
         this.localConns = localConns;
@@ -65,6 +64,6 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
             p.addLast(TunnelPipeline.WORK_CONNS, new WorkConnector(workConns, proxies, localConns));
         }
         p.addLast(TunnelPipeline.CONTROL, new ClientControlHandler(identity, credentials, mux, heartbeat, proxies, listener,
-                tls != null, new VisitorListeners(visitors, localConns, udpPacketSize)));
+                tls != null, visitors));
     }
 }

@@ -57,15 +57,16 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
     private String failure;
     private Set<String> serverCapabilities = Set.of();
     private String serverVersion = "";
-    private final VisitorListeners visitors;
+    private final VisitorOwner visitors;
+    private VisitorStreams visitorStreams;
     private final String user;
 
     /**
-     * @param visitors the visitors' local ports, bound while this connection is logged in
+     * @param visitors chooses the session the visitors' local ports use; this one while it is logged in
      */
     ClientControlHandler(ClientIdentity identity, ClientCredentials credentials, MuxSession mux, Heartbeat heartbeat,
                          ProxyManager proxies, SessionListener listener, boolean tls,
-                         VisitorListeners visitors) {
+                         VisitorOwner visitors) {
         this.visitors = visitors;
         this.user = credentials.user();
         this.identity = identity;
@@ -218,7 +219,8 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
         loggedIn = true;
         heartbeat.start(ctx.pipeline().context(TunnelPipeline.HEARTBEAT));
         listener.loggedIn(result.sessionId());
-        visitors.start(new VisitorStreams(mux, exchange.serverNonce(), user));
+        visitorStreams = new VisitorStreams(mux, exchange.serverNonce(), user);
+        visitors.sessionUp(visitorStreams);
     }
 
     /**
@@ -246,7 +248,9 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         proxies.sessionEnded(ctx.channel());
-        visitors.stop();
+        if (visitorStreams != null) {
+            visitors.sessionDown(visitorStreams);
+        }
         String reason = failure;
         SslHandler tlsHandler = ctx.pipeline().get(SslHandler.class);
         boolean reachedServer = tlsHandler == null || tlsHandler.handshakeFuture().isSuccess();

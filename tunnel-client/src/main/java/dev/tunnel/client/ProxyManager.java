@@ -60,8 +60,8 @@ final class ProxyManager {
     /** Proxies withdrawn by their health check, with the last failure ("" before the first check). */
     private final Map<String, String> withdrawn = new HashMap<>();
     private int nextId = 1;
-    /** The control connection whose login carried the registrations, or null between sessions. */
-    private Channel session;
+    /** The control connections whose logins carried the registrations: one per live server session. */
+    private final java.util.Set<Channel> sessions = new java.util.LinkedHashSet<>();
 
     ProxyManager(ClientProxyTypes types, EventLoopGroup group) {
         this.types = types;
@@ -87,10 +87,11 @@ final class ProxyManager {
 
     /**
      * A login is being sent on {@code control}: returns the registrations to send behind it.
-     * Until {@link #sessionEnded}, changes go out on {@code control} as they happen.
+     * Until {@link #sessionEnded}, changes go out on {@code control} (and every other live
+     * session: one per server) as they happen.
      */
     synchronized List<NewProxy> beginSession(Channel control) {
-        session = control;
+        sessions.add(control);
         List<NewProxy> registrations = new ArrayList<>();
         for (ProxyTarget proxy : all()) {
             if (!withdrawn.containsKey(proxy.name())) {
@@ -100,11 +101,9 @@ final class ProxyManager {
         return registrations;
     }
 
-    /** The session on {@code control} is over: changes wait for the next login. */
+    /** The session on {@code control} is over (or draining): changes no longer go to it. */
     synchronized void sessionEnded(Channel control) {
-        if (session == control) {
-            session = null;
-        }
+        sessions.remove(control);
     }
 
     /**
@@ -302,10 +301,11 @@ final class ProxyManager {
     }
 
     private void send(ControlMessage message) {
-        Channel control = session;
-        if (control != null && control.isActive()) {
-            control.writeAndFlush(new ControlFrame(message));
-            log.debug("{} sent {}", control, message);
+        for (Channel control : sessions) {
+            if (control.isActive()) {
+                control.writeAndFlush(new ControlFrame(message));
+                log.debug("{} sent {}", control, message);
+            }
         }
     }
 }

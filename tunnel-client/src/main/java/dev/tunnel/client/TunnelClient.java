@@ -4,53 +4,35 @@ import dev.tunnel.client.config.ClientConfig;
 import dev.tunnel.client.config.ProxyConfig;
 import dev.tunnel.client.proxy.ClientProxyTypes;
 import dev.tunnel.config.MuxTransportConfig;
-import dev.tunnel.protocol.ControlFrame;
-import dev.tunnel.protocol.ControlMessage.Goodbye;
-import dev.tunnel.protocol.ControlMessage.LoginResult;
-import dev.tunnel.protocol.ControlMessage.NewProxyResult;
-import dev.tunnel.protocol.auth.ChannelBinding;
 import dev.tunnel.protocol.relay.TrafficCounter;
 import dev.tunnel.protocol.mux.MuxSession;
-import dev.tunnel.protocol.mux.MemoryLimit;
-import dev.tunnel.protocol.mux.MuxSettings;
-import dev.tunnel.tls.TlsContexts;
 import dev.tunnel.protocol.transport.LastWrites;
-import dev.tunnel.protocol.transport.KeepAlive;
 import dev.tunnel.protocol.transport.Transports;
 import dev.tunnel.runtime.Version;
-import io.netty.bootstrap.Bootstrap;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelOption;
+import dev.tunnel.tls.TlsContexts;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The tunnel client: keeps one tunnel connection to the server, registers the proxies on it,
- * and reconnects (1 s doubling to 20 s, with jitter) when it is lost. With
- * {@code loginFailExit = true}, a first login that fails is final: {@link #firstLogin()}
- * completes exceptionally and the client stops.
+ * The tunnel client: keeps a tunnel connection to its server (or to each of its servers, or to
+ * one at a time: {@link ServerSet}), registers the proxies on it, and reconnects when it is lost
+ * ({@link ServerSession}). With {@code loginFailExit = true}, a first login that fails (on every
+ * server) is final: {@link #firstLogin()} completes exceptionally and the client stops.
  *
  * <p>In pool mode ({@code transport.tcpMux = false}) the control connection carries no streams;
  * each public connection rides its own work connection ({@link WorkConnector}).
@@ -66,7 +48,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class TunnelClient implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TunnelClient.class);
-    private static final int MAX_BACKOFF_SECONDS = 20;
 
     /** The outcome of one proxy's registration: a public port, or the server's reason. */
     public record ProxyStatus(int remotePort, String error) {
@@ -78,37 +59,26 @@ public final class TunnelClient implements AutoCloseable {
     private final ClientConfig config;
     private final ClientProxyTypes types;
     private final EventLoopGroup group;
-    private final SslContext ssl;
     private final ProxyManager proxies;
-    private final List<VisitorTarget> visitors;
-    private final ClientIdentity identity;
-    private final ClientCredentials credentials;
+    private final ProxyResults results;
+    private final ServerSet servers;
     private final CompletableFuture<Void> firstLogin = new CompletableFuture<>();
-    /** Completes when the server answers GOODBYE: this client's ports are free again. */
-    private final CompletableFuture<Void> portsReleased = new CompletableFuture<>();
-    private final Map<String, ProxyStatus> status = new ConcurrentHashMap<>();
     private final ChannelGroup localConns = new DefaultChannelGroup("local-connections", GlobalEventExecutor.INSTANCE);
-    private volatile boolean closed;
-    private volatile Channel channel;
-    private int attempts;
-    private boolean slowRetry;
-    /** The connection that ends next found the server without the PAKE login: made again at once. */
-    private boolean pakeFallback;
 
     private TunnelClient(ClientConfig config, ClientProxyTypes types, EventLoopGroup group, SslContext ssl,
                          ProxyManager proxies) {
         this.config = config;
         this.types = types;
         this.group = group;
-        this.ssl = ssl;
         this.proxies = proxies;
-        this.visitors = visitorTargets(config);
-        this.identity = new ClientIdentity(Version.get(), hostname(), UUID.randomUUID().toString(), config.auth.token,
-                config.transport.tcpMux, config.transport.poolCount, types.capabilities(), loginOptions(config));
-        String pin = config.transport.tls.serverFingerprint;
-        this.credentials = new ClientCredentials(config.user, config.auth.token,
-                pin == null || pin.isEmpty() ? null : ChannelBinding.parse(pin),
-                new ClientPake(dev.tunnel.protocol.auth.PakeMode.of(config.auth.pake)));
+        this.results = new ProxyResults(proxies);
+        ClientIdentity identity = new ClientIdentity(Version.get(), hostname(), UUID.randomUUID().toString(),
+                config.auth.token, config.transport.tcpMux, config.transport.poolCount, types.capabilities(),
+                loginOptions(config));
+        VisitorOwner visitors = new VisitorOwner(visitorTargets(config), localConns, config.udpPacketSize);
+        ServerDialer dialer = new ServerDialer(config, group, ssl, identity, proxies, localConns, visitors);
+        this.servers = new ServerSet(config.serverEndpoints(), config.failover(), config.loginFailExit,
+                config.transport.drainTimeout * 1000L, dialer, group, firstLogin, results);
     }
 
     /** Starts the plugins and the first connection; returns at once (see {@link #firstLogin()}). */
@@ -145,7 +115,7 @@ public final class TunnelClient implements AutoCloseable {
                 }
             }
             TunnelClient client = new TunnelClient(config, types, group, ssl, proxies);
-            client.connect();
+            client.servers.start();
             return client;
         } catch (Exception e) {
             proxies.close();
@@ -190,7 +160,7 @@ public final class TunnelClient implements AutoCloseable {
      */
     public void updateProxy(ProxyConfig proxy) throws Exception {
         ClientConfig.checkProxy(proxy, types);
-        status.remove(proxy.name);
+        results.forget(proxy.name);
         proxies.update(proxy);
     }
 
@@ -200,7 +170,7 @@ public final class TunnelClient implements AutoCloseable {
      */
     public boolean removeProxy(String name) {
         boolean removed = proxies.remove(name);
-        status.remove(name);
+        results.forget(name);
         return removed;
     }
 
@@ -212,7 +182,7 @@ public final class TunnelClient implements AutoCloseable {
 
     /** The latest registration outcome of proxy {@code name}, if the server has answered. */
     public Optional<ProxyStatus> proxy(String name) {
-        return Optional.ofNullable(status.get(name));
+        return Optional.ofNullable(results.get(name));
     }
 
     /**
@@ -225,133 +195,28 @@ public final class TunnelClient implements AutoCloseable {
 
     /** Waits for proxy {@code name} to be registered and returns its public port. */
     public int awaitRemotePort(String name, Duration timeout) throws TimeoutException, InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            ProxyStatus s = status.get(name);
-            if (s != null) {
-                if (!s.ok()) {
-                    throw new IllegalStateException("proxy [" + name + "] refused: " + s.error());
-                }
-                return s.remotePort();
-            }
-            if (firstLogin.isCompletedExceptionally()) {
-                firstLogin.join();
-            }
-            Thread.sleep(10);
-        }
-        throw new TimeoutException("proxy [" + name + "] not registered within " + timeout);
+        return results.awaitRemotePort(name, timeout, firstLogin);
+    }
+
+    /** Each server's session, in the order of the config: address, state, since when, last error. */
+    public List<ServerStatus> servers() {
+        return servers.status();
     }
 
     /**
-     * The smoothed round-trip time of the last heartbeat pings on the current session, in
+     * The smoothed round-trip time of the last heartbeat pings on the first live session, in
      * milliseconds, or -1 when not connected or before the first answer.
      */
     public double rttMillis() {
-        Channel ch = channel;
-        MuxSession mux = ch == null ? null : ch.pipeline().get(MuxSession.class);
+        MuxSession mux = servers.firstMux();
         long rtt = mux == null ? 0 : mux.rttNanos();
         return rtt == 0 ? -1 : rtt / 1e6;
     }
 
-    /**
-     * Seconds between the client's pings: {@code heartbeatInterval}, and in mux mode also the mux
-     * keepalive ({@code tcpMuxKeepaliveInterval}), the shorter one applying; -1 for none.
-     */
-    static int pingInterval(ClientConfig.Transport t) {
-        int heartbeat = t.heartbeatInterval > 0 ? t.heartbeatInterval : -1;
-        if (!t.tcpMux) {
-            return heartbeat;
-        }
-        return heartbeat > 0 ? Math.min(heartbeat, t.tcpMuxKeepaliveInterval) : t.tcpMuxKeepaliveInterval;
-    }
-
-    private void connect() {
-        if (closed) {
-            return;
-        }
-        ClientConfig.Transport t = config.transport;
-        String serverName = config.effectiveServerName();
-        boolean verifyHostname = t.tls.trustedCaFile != null && !t.tls.trustedCaFile.isEmpty();
-        java.util.function.Function<io.netty.channel.socket.SocketChannel, io.netty.handler.ssl.SslHandler> tlsHandler =
-                ssl == null ? null : ch -> TlsContexts.newClientHandler(ssl, ch.alloc(), serverName, config.serverPort,
-                        verifyHostname);
-        ClientWorkConn.Settings server = new ClientWorkConn.Settings(
-                InetSocketAddress.createUnresolved(config.serverAddr, config.serverPort), tlsHandler, credentials,
-                Math.max(1, t.dialServerTimeout) * 1000,
-                t.connectServerLocalIP.isEmpty() ? null : new InetSocketAddress(t.connectServerLocalIP, 0),
-                t.dialServerKeepalive);
-        ClientWorkConn.Settings workConns = t.tcpMux ? null : server;
-        Bootstrap bootstrap = new Bootstrap()
-                .group(group)
-                .channel(Transports.socketChannel())
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, Math.max(1, t.dialServerTimeout) * 1000)
-                .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.RCVBUF_ALLOCATOR, Transports.bulkReads())
-                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(512 * 1024, 2 * 1024 * 1024))
-                .handler(new ClientChannelInitializer(tlsHandler, identity, credentials,
-                        MuxSettings.configured(t.tcpMuxInitialWindow, t.tcpMuxMaxWindow, t.tcpMuxSessionWindow),
-                        pingInterval(t),
-                        t.heartbeatTimeout, proxies, new Listener(), localConns, workConns, config.udpPacketSize,
-                        visitors));
-        KeepAlive.apply(bootstrap, t.dialServerKeepalive);
-        if (t.sendBufferSize > 0) {
-            bootstrap.option(ChannelOption.SO_SNDBUF, t.sendBufferSize);
-        }
-        if (t.receiveBufferSize > 0) {
-            bootstrap.option(ChannelOption.SO_RCVBUF, t.receiveBufferSize);
-        }
-        MemoryLimit.process().limit(t.tcpMuxMemoryLimit);
-        ChannelFuture connecting = t.connectServerLocalIP.isEmpty()
-                ? bootstrap.connect(config.serverAddr, config.serverPort)
-                : bootstrap.connect(InetSocketAddress.createUnresolved(config.serverAddr, config.serverPort),
-                        new InetSocketAddress(t.connectServerLocalIP, 0));
-        channel = connecting.channel();
-        connecting.addListener(f -> {
-            if (!f.isSuccess()) {
-                lost("cannot connect to server " + config.serverAddr + ":" + config.serverPort + ": "
-                        + f.cause().getMessage());
-            }
-        });
-    }
-
-    /** Reports a lost or failed connection: give up (first login with loginFailExit) or retry later. */
-    private synchronized void lost(String reason) {
-        channel = null;
-        if (closed) {
-            return;
-        }
-        if (pakeFallback) {
-            pakeFallback = false;
-            log.info("{}; reconnecting at once", reason);
-            group.execute(this::connect);
-            return;
-        }
-        if (!firstLogin.isDone() && config.loginFailExit) {
-            log.error("login to server failed: {}", reason);
-            firstLogin.completeExceptionally(new IllegalStateException(reason));
-            return;
-        }
-        int delay = slowRetry ? MAX_BACKOFF_SECONDS : Math.min(MAX_BACKOFF_SECONDS, 1 << Math.min(attempts, 5));
-        attempts++;
-        long delayMillis = (long) (delay * 1000 * ThreadLocalRandom.current().nextDouble(0.8, 1.2));
-        log.warn("{}; reconnecting in {} ms", reason, delayMillis);
-        group.schedule(this::connect, delayMillis, TimeUnit.MILLISECONDS);
-    }
-
     @Override
     public void close() {
-        closed = true;
-        Channel ch = channel;
-        if (ch != null && ch.isActive() && firstLogin.isDone() && !firstLogin.isCompletedExceptionally()) {
-            ch.writeAndFlush(new ControlFrame(new Goodbye("client shutting down")));
-            try {
-                // a client started right after this one can then register the same ports at once
-                portsReleased.get(2, TimeUnit.SECONDS);
-            } catch (TimeoutException | ExecutionException e) {
-                log.debug("the server did not confirm the release of this client's ports within 2 s");
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+        if (firstLogin.isDone() && !firstLogin.isCompletedExceptionally()) {
+            servers.goodbye();
             int drain = config.transport.drainTimeout;
             if (drain > 0 && !localConns.isEmpty()) {
                 log.info("shutting down: waiting up to {} s (transport.drainTimeout) for {} connections to finish",
@@ -361,10 +226,8 @@ public final class TunnelClient implements AutoCloseable {
                 }
             }
         }
-        if (ch != null) {
-            // The last streams' FINs may still be queued on the loop (see LastWrites).
-            LastWrites.flushThenClose(ch, LastWrites.TIMEOUT_MILLIS).awaitUninterruptibly(LastWrites.TIMEOUT_MILLIS + 1000);
-        }
+        // The last streams' FINs may still be queued on the loop (see LastWrites).
+        servers.close(LastWrites.TIMEOUT_MILLIS + 1000);
         proxies.close();
         // A quiet period, not 0: a connection registered while the loops stop (a work or local
         // connection still being set up) is closed by the next turn instead of outliving its loop.
@@ -375,58 +238,6 @@ public final class TunnelClient implements AutoCloseable {
             log.warn("shutting down: the event loops did not report their end within 5 s; exiting anyway");
         }
         firstLogin.completeExceptionally(new IllegalStateException("client closed"));
-    }
-
-    private final class Listener implements SessionListener {
-
-        @Override
-        public void loggedIn(String sessionId) {
-            synchronized (TunnelClient.this) {
-                attempts = 0;
-                slowRetry = false;
-            }
-            status.clear();
-            log.info("logged in to server {}:{} (session {})", config.serverAddr, config.serverPort, sessionId);
-            firstLogin.complete(null);
-        }
-
-        @Override
-        public void loginRefused(int code, String reason) {
-            synchronized (TunnelClient.this) {
-                slowRetry = code == LoginResult.AUTH_FAILED;
-            }
-        }
-
-        @Override
-        public void pakeFallback() {
-            synchronized (TunnelClient.this) {
-                pakeFallback = true;
-            }
-        }
-
-        @Override
-        public void portsReleased() {
-            portsReleased.complete(null);
-        }
-
-        @Override
-        public void proxyResult(NewProxyResult result) {
-            ProxyTarget proxy = proxies.get(result.proxyId());
-            if (proxy == null || !proxy.name().equals(result.name())) {
-                return; // the answer for a proxy removed meanwhile
-            }
-            status.put(result.name(), new ProxyStatus(result.remotePort(), result.error()));
-            if (result.ok()) {
-                log.info("proxy [{}] started: public port {} on the server", result.name(), result.remotePort());
-            } else {
-                log.error("proxy [{}] start error: {}", result.name(), result.error());
-            }
-        }
-
-        @Override
-        public void disconnected(String reason) {
-            lost(reason == null ? "server closed the connection" : reason);
-        }
     }
 
     private static List<VisitorTarget> visitorTargets(ClientConfig config) {

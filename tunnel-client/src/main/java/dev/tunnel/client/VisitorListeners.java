@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * loop when it logs in and closed when it ends, so a connection, its stream and the tunnel
  * connection share one thread.
  *
- * <p>Threading: {@link #start} and {@link #stop} run on the session's event loop.
+ * <p>Threading: {@link #start} and {@link #stop} run on the session's event loop; {@link VisitorOwner}
+ * chooses the session.
  */
 final class VisitorListeners {
     private static final Logger log = LoggerFactory.getLogger(VisitorListeners.class);
@@ -36,6 +37,7 @@ final class VisitorListeners {
     private final ChannelGroup localConns;
     private final int udpPacketSize;
     private final List<Channel> bound = new ArrayList<>();
+    private boolean stopped;
 
     VisitorListeners(Collection<VisitorTarget> visitors, ChannelGroup localConns, int udpPacketSize) {
         this.visitors = visitors;
@@ -43,7 +45,11 @@ final class VisitorListeners {
         this.udpPacketSize = udpPacketSize;
     }
 
+    /** Binds the ports, unless {@link #stop} ran first. */
     void start(VisitorStreams streams) {
+        if (stopped) {
+            return;
+        }
         for (VisitorTarget visitor : visitors) {
             ChannelFuture future = "sudp".equals(visitor.type()) ? bindUdp(visitor, streams) : bindTcp(visitor, streams);
             bound.add(future.channel());
@@ -58,9 +64,12 @@ final class VisitorListeners {
         }
     }
 
-    void stop() {
-        bound.forEach(Channel::close);
+    /** Closes the ports (for good); returns their closing. */
+    List<ChannelFuture> stop() {
+        stopped = true;
+        List<ChannelFuture> closing = bound.stream().map(Channel::close).toList();
         bound.clear();
+        return closing;
     }
 
     private ChannelFuture bindTcp(VisitorTarget visitor, VisitorStreams streams) {

@@ -55,6 +55,16 @@ class SampleConfigsTest {
         assertThat(web.plugin.stripPrefix).isEmpty();
     }
 
+    @Test
+    void severalServersSampleListsThreeServersEachWithItsPin() throws Exception {
+        ClientConfig client = ClientConfig.load(CONFIG_DIR.resolve("client_servers.toml"), REPO_ROOT);
+        assertThat(client.serverEndpoints()).extracting(dev.tunnel.client.config.ServerEndpoint::address)
+                .containsExactly("vps1.example.com:7000", "vps2.example.com:7000", "vps3.example.net:7443");
+        assertThat(client.serverEndpoints().get(2).serverName()).isEqualTo("tunnel.example.net");
+        assertThat(client.serverEndpoints().get(2).fingerprint()).isNotEqualTo(client.serverEndpoints().get(0).fingerprint());
+        assertThat(client.failover()).isFalse();
+    }
+
     private static void load(Path file) throws Exception {
         String name = file.getFileName().toString();
         if (name.startsWith("server")) {

@@ -18,7 +18,7 @@ import java.util.function.Function;
 
 /**
  * The client's admin API, with frpc's paths and JSON: {@code GET /api/status} (proxies by
- * type), {@code GET /api/reload}, {@code GET /api/config}, {@code PUT /api/config},
+ * type), {@code GET /api/servers} (tunnel extension: each server's session), {@code GET /api/reload}, {@code GET /api/config}, {@code PUT /api/config},
  * {@code POST /api/stop}, {@code /healthz}. {@code POST /api/reload} works too. Reload, stop and
  * PUT change state, so they are refused to cross-site requests (see the web package).
  *
@@ -47,6 +47,7 @@ public final class AdminApi {
         Routes routes = new Routes()
                 .open("/healthz", r -> WebResponse.ok())
                 .get("/api/status", r -> status())
+                .get("/api/servers", r -> servers())
                 .get("/api/config", r -> readConfig())
                 .change(HttpMethod.PUT, "/api/config", this::writeConfig)
                 .change(HttpMethod.POST, "/api/stop", r -> {
@@ -84,6 +85,21 @@ public final class AdminApi {
                 json.writeEndArray();
             }
             json.writeEndObject();
+        });
+    }
+
+    private WebResponse servers() {
+        return Json.response(json -> {
+            json.writeStartArray();
+            for (AdminControl.ServerState s : control.servers()) {
+                json.writeStartObject();
+                json.writeStringField("addr", s.addr());
+                json.writeStringField("state", s.state());
+                json.writeStringField("since", s.since());
+                json.writeStringField("err", s.error());
+                json.writeEndObject();
+            }
+            json.writeEndArray();
         });
     }
 

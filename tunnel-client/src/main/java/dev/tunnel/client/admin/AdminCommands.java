@@ -67,20 +67,35 @@ public final class AdminCommands {
         }
     }
 
-    @Command(name = "status", mixinStandardHelpOptions = true, description = "Prints the running client's proxies and their state.")
+    @Command(name = "status", mixinStandardHelpOptions = true, description = "Prints the running client's servers and proxies and their state.")
     public static final class Status extends AdminCommand {
         @Override
         String name() {
             return "status";
         }
 
+        /** {@code /api/servers}, or null from a client without it. */
+        private JsonNode servers;
+
         @Override
         HttpResponse<String> call(AdminClient client) throws Exception {
+            HttpResponse<String> res = client.call("GET", "/api/servers");
+            servers = res.statusCode() == 200 ? new ObjectMapper().readTree(res.body()) : null;
             return client.call("GET", "/api/status");
         }
 
         @Override
         int print(String body) throws Exception {
+            if (servers != null) {
+                System.out.println("Server Status...");
+                String format = "%-30s %-12s %-26s %s%n";
+                System.out.printf(format, "Addr", "State", "Since", "Error");
+                for (JsonNode s : servers) {
+                    System.out.printf(format, s.path("addr").asText(), s.path("state").asText(),
+                            s.path("since").asText(), s.path("err").asText());
+                }
+                System.out.println();
+            }
             JsonNode byType = new ObjectMapper().readTree(body);
             System.out.println("Proxy Status...");
             for (Iterator<Map.Entry<String, JsonNode>> it = byType.fields(); it.hasNext(); ) {

@@ -13,6 +13,19 @@ public interface AdminControl {
     /** Every configured proxy, in config order. */
     List<ProxyState> status();
 
+    /**
+     * One server's session as {@code GET /api/servers} lists it.
+     *
+     * @param since when it entered {@code state}, ISO-8601 UTC
+     */
+    record ServerState(String addr, String state, String since, String error) {
+    }
+
+    /** Every server's session, in config order. */
+    default List<ServerState> servers() {
+        return List.of();
+    }
+
     /** Stops the client (gracefully, as on SIGTERM); returns at once. */
     void stop();
 

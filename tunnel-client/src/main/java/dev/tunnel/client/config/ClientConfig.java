@@ -32,6 +32,18 @@ public class ClientConfig {
     public String serverAddr = "127.0.0.1";
     /** Server's bindPort (1-65535). */
     public int serverPort = 7000;
+    /**
+     * Tunnel extension: several servers, {@code "host:port"} each, instead of serverAddr/serverPort
+     * (more, with their own TLS name or fingerprint, in {@code [[servers]]}).
+     */
+    public List<String> serverAddrs = new ArrayList<>();
+    /**
+     * Tunnel extension: with several servers, {@code "all"} (a session on each, every proxy on
+     * every one) or {@code "failover"} (one at a time, in order); "" = "all".
+     */
+    public String serverMode = "";
+    /** Tunnel extension: {@code [[servers]]}, servers with their own {@code transport.tls} name or fingerprint. */
+    public List<ServerEntry> servers = new ArrayList<>();
     /** Exit when the first login fails instead of retrying. */
     public boolean loginFailExit = true;
     /** User name for servers with per-user tokens ([[users]]); its proxies are namespaced by it. "" = the shared token. */
@@ -120,7 +132,16 @@ public class ClientConfig {
         public boolean disableCustomTLSFirstByte = true;
     }
 
-    /** The name checked against the server's certificate. */
+    /** Every server to connect to, in order (one: serverAddr/serverPort, unless serverAddrs or [[servers]] are set). */
+    public List<ServerEndpoint> serverEndpoints() {
+        return ServerEndpoint.of(this);
+    }
+
+    /** True when the client connects to each server of {@link #serverEndpoints()} one at a time. */
+    public boolean failover() {
+        return ServersValidator.FAILOVER.equals(serverMode);
+    }
+
     /** The proxies to run: those {@link #start} names (all when empty) whose {@code enabled} is not false. */
     public List<ProxyConfig> activeProxies() {
         return proxies.stream().filter(p -> p.enabled && (start.isEmpty() || start.contains(p.name))).toList();
@@ -131,6 +152,7 @@ public class ClientConfig {
         return visitors.stream().filter(v -> v.enabled && (start.isEmpty() || start.contains(v.name))).toList();
     }
 
+    /** The name checked against the certificate of serverAddr. */
     public String effectiveServerName() {
         return transport.tls.serverName == null || transport.tls.serverName.isBlank()
                 ? serverAddr : transport.tls.serverName;

@@ -1,7 +1,6 @@
 package dev.tunnel.client.config;
 
 import dev.tunnel.client.proxy.ClientProxyTypes;
-import dev.tunnel.protocol.auth.ChannelBinding;
 import dev.tunnel.config.ConfigErrors;
 import dev.tunnel.config.ConfigValidator;
 import dev.tunnel.config.ValueChecks;
@@ -31,6 +30,7 @@ final class ClientConfigValidator implements ConfigValidator<ClientConfig> {
         ValueChecks checks = new ValueChecks(errors, baseDir);
         checks.notBlank("serverAddr", cfg.serverAddr);
         checks.port("serverPort", cfg.serverPort);
+        new ServersValidator(checks).validate(cfg);
         cfg.auth.validate("auth", checks);
         if (checks.check(cfg.user != null, "user", "missing")) {
             checks.check(cfg.user.chars().noneMatch(c -> Character.isWhitespace(c) || Character.isISOControl(c) || c == '.'),
@@ -77,13 +77,7 @@ final class ClientConfigValidator implements ConfigValidator<ClientConfig> {
         t.validate("transport", checks, Transports.MAX_THREADS, IoUringSetting.VALUES);
         t.tls.validate("transport.tls", checks);
         if (t.tls.serverFingerprint != null) {
-            try {
-                checks.check(!ChannelBinding.parse(t.tls.serverFingerprint).isNone(), "transport.tls.serverFingerprint",
-                        "must not be empty");
-            } catch (IllegalArgumentException e) {
-                checks.check(false, "transport.tls.serverFingerprint", e.getMessage());
-            }
-            checks.check(t.tls.enable, "transport.tls.serverFingerprint", "needs transport.tls.enable = true");
+            ServersValidator.fingerprint(checks, "transport.tls.serverFingerprint", t.tls.serverFingerprint, t.tls.enable);
         }
         if (t.tls.serverName != null) {
             checks.notBlank("transport.tls.serverName", t.tls.serverName);
