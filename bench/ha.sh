@@ -25,7 +25,7 @@ async def h(r, w):
     await r.readuntil(b"\r\n\r\n"); w.write(b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok"); await w.drain(); w.close()
 async def m():
     s = await asyncio.start_server(h, "127.0.0.1", 19080, backlog=4096); await s.serve_forever()
-asyncio.run(m())' & PIDS+=($!)
+asyncio.run(m())' 2> "$WORK/app.log" & PIDS+=($!)
 
 server() { # server N : starts server N on 127.0.0.1N, its pid in $WORK/s$N.pid
   cat > "$WORK/s$1.toml" <<TOML
@@ -38,10 +38,14 @@ TOML
   java $JVM -jar tunnel-server/target/tunnel-server.jar -c "$WORK/s$1.toml" > "$WORK/s$1.log" 2>&1 &
   echo $! > "$WORK/s$1.pid"; PIDS+=($!)
 }
+up() { # up N : waits (at most 60 s) for server N's bindPort
+  for i in $(seq 600); do (exec 3<>/dev/tcp/127.0.0.1$1/7000) 2>/dev/null && return 0; sleep 0.1; done; return 1
+}
 client() { # client MODE
   cat > "$WORK/c.toml" <<TOML
 serverAddrs = ["127.0.0.11:7000", "127.0.0.12:7000", "127.0.0.13:7000"]
 serverMode = "$1"
+loginFailExit = false
 auth.token = "ha-bench-token"
 transport.heartbeatInterval = 1
 transport.heartbeatTimeout = 3
@@ -70,8 +74,9 @@ now_ms() { date +%s%3N; }
 
 run_mode() { # run_mode MODE
   for n in 1 2 3; do server $n; done
+  for n in 1 2 3; do up $n; done
   client "$1"
-  for n in 1 2 3; do for i in $(seq 100); do [ "$(serves 127.0.0.1$n)" = 200 ] && break; sleep 0.1; done; done
+  for n in 1 2 3; do for i in $(seq 300); do [ "$(serves 127.0.0.1$n)" = 200 ] && break; sleep 0.1; done; done
   sleep 1.5 # HAProxy sees all three up (rise 1 at 500 ms)
   echo "== mode $1: $RATE new connections/s through HAProxy for $SECONDS_RUN s, kill -9 of server 1 at ${KILL_AT} s (uptime:$(uptime | sed 's/.*load/ load/'))"
   for target in "16001 tcp" "18000 http"; do
@@ -97,8 +102,9 @@ run_mode() { # run_mode MODE
 run_mode all
 # failover: the proxy answers on the next server within heartbeatTimeout + 2 s of a kill -9
 for n in 1 2 3; do server $n; done
+for n in 1 2 3; do up $n; done
 client failover
-for i in $(seq 100); do [ "$(serves 127.0.0.11)" = 200 ] && break; sleep 0.1; done
+for i in $(seq 300); do [ "$(serves 127.0.0.11)" = 200 ] && break; sleep 0.1; done
 kill -9 "$(cat "$WORK/s1.pid")"; t0=$(now_ms)
 for i in $(seq 400); do [ "$(serves 127.0.0.12)" = 200 ] && break; sleep 0.05; done
 echo "== failover (heartbeatTimeout = 3 s): after kill -9 of server 1 the proxy answers on server 2 in $(( $(now_ms) - t0 )) ms"
