@@ -1,9 +1,9 @@
 package dev.tunnel.server;
 
+import dev.tunnel.server.inbound.VisitorAddress;
 import dev.tunnel.server.proxy.ProxyRef;
 import io.netty.channel.Channel;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -52,11 +52,11 @@ public final class ConnectionCaps {
      */
     boolean admit(Channel control, Channel publicConn, ProxyRef proxy) {
         if (perProxy > 0 && proxy.openConnections() >= perProxy) {
-            refused(control, proxy, publicConn.remoteAddress(), "the proxy already carries " + proxy.openConnections()
+            refused(control, proxy, VisitorAddress.of(publicConn), "the proxy already carries " + proxy.openConnections()
                     + " connections (transport.maxConnectionsPerProxy = " + perProxy + ")");
             return false;
         }
-        InetAddress ip = address(publicConn.remoteAddress());
+        InetAddress ip = VisitorAddress.ipOf(publicConn);
         if (perIp > 0 && ip != null) {
             boolean[] admitted = new boolean[1];
             openPerIp.compute(ip, (k, open) -> {
@@ -68,7 +68,7 @@ public final class ConnectionCaps {
                 return n + 1;
             });
             if (!admitted[0]) {
-                refused(control, proxy, publicConn.remoteAddress(), "that address already holds " + perIp
+                refused(control, proxy, VisitorAddress.of(publicConn), "that address already holds " + perIp
                         + " connections (transport.maxConnectionsPerIP = " + perIp + ")");
                 return false;
             }
@@ -96,9 +96,5 @@ public final class ConnectionCaps {
             refusedSinceLog = 0;
         }
         log.warn("{} {} refused {} public connection(s), latest from {}: {}", control, proxy, count, peer, why);
-    }
-
-    private static InetAddress address(SocketAddress address) {
-        return address instanceof InetSocketAddress inet ? inet.getAddress() : null;
     }
 }

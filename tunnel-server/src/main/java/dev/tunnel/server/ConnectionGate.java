@@ -5,6 +5,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -13,6 +14,8 @@ import org.slf4j.LoggerFactory;
  * {@code bindPort} goes on: one from an address blocked after failed logins ({@link LoginThrottle})
  * or over the handshake rates ({@link HandshakeThrottle}) is reset at once, so it costs an accept
  * and a close: no TLS engine, no crypto, no connection left in TIME_WAIT. An address with a
+ * A connection over the server-wide rate but within its bounded wait goes on after that wait
+ * ({@link HandshakeThrottle}: a login storm is paced, not refused). An address with a
  * logged-in client is not held to the handshake rates: its further connections are that client's
  * work connections (pool mode opens one per public connection). Refusals an attacker
  * can repeat at will are logged once per burst ({@link BurstLog}).
@@ -34,34 +37,50 @@ final class ConnectionGate {
         this.handshakes = handshakes;
     }
 
-    /** Whether {@code ch}, just accepted, may go on; if not, it is reset and the refusal logged. */
-    boolean admit(Channel ch) {
+    /** Returned by {@link #admit} for a connection that was refused (and closed). */
+    static final long REFUSED = -1;
+
+    /**
+     * Whether {@code ch}, just accepted, may go on, and when: {@link #REFUSED} (it was closed and
+     * the refusal logged), 0 (at once) or the nanoseconds it waits for its turn first.
+     */
+    long admit(Channel ch) {
         InetAddress address = ch.remoteAddress() instanceof InetSocketAddress a ? a.getAddress() : null;
         if (address == null) {
-            return true;
+            return 0;
         }
         long blocked = logins.blockedFor(address);
         if (blocked > 0) {
             log.debug("{} refused: {} is blocked for {} s more after failed logins", ch, address,
                     (blocked + 999) / 1000);
             ch.close(); // a FIN: its client says the server closed the connection before answering
-            return false;
+            return REFUSED;
         }
         if (sessions.hasClientAt(address)) {
-            return true;
+            return 0;
         }
-        switch (handshakes.admit(address)) {
+        HandshakeThrottle.Admission admission = handshakes.admitPaced(address);
+        switch (admission.verdict()) {
             case ADMITTED -> {
-                return true;
+                return admission.waitNanos();
             }
             case OVER_ADDRESS_RATE -> overAddressRate.warn("{} refused: {} opens more than {} connections a second"
                     + " (transport.handshakeRatePerIP; connections over it are reset before TLS)", ch, address,
                     handshakes.ratePerAddress());
             case OVER_SERVER_RATE -> overServerRate.warn("{} refused: new connections over all addresses exceed"
-                    + " transport.handshakeRate (connections over it are reset before TLS)", ch);
+                    + " transport.handshakeRate for longer than {} s of waiting (connections over it are reset"
+                    + " before TLS)", ch, TimeUnit.NANOSECONDS.toSeconds(MAX_WAIT_NANOS));
         }
         reset(ch);
-        return false;
+        return REFUSED;
+    }
+
+    /** Longest a new connection over {@code transport.handshakeRate} waits for its turn before it is refused. */
+    static final long MAX_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+    /** Connections that waited for their turn so far. */
+    long paced() {
+        return handshakes.paced();
     }
 
     /** Refused connections so far, over either rate (the failed-login block is not counted). */

@@ -6,6 +6,7 @@ import dev.tunnel.protocol.mux.MuxSession;
 import dev.tunnel.protocol.mux.MuxStream;
 import dev.tunnel.protocol.relay.RelayedSockets;
 import dev.tunnel.protocol.relay.StreamRelay;
+import dev.tunnel.server.inbound.VisitorAddress;
 import dev.tunnel.server.proxy.AppConnection;
 import dev.tunnel.server.proxy.ProxyRef;
 import dev.tunnel.server.proxy.SessionLink;
@@ -16,6 +17,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.util.ReferenceCountUtil;
+import java.net.SocketAddress;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -142,7 +144,7 @@ final class MuxLink implements SessionLink {
 
     @Override
     public boolean admit(Channel publicConn, ProxyRef proxy) {
-        if (!isActive() || !proxy.admitsVisitor(publicConn.remoteAddress(), "public connection")
+        if (!isActive() || !proxy.admitsVisitor(VisitorAddress.of(publicConn), "public connection")
                 || !limit.admit(mux.channel(), proxy.name(), publicConn, mux.streamCount())
                 || !caps.admit(mux.channel(), publicConn, proxy)) {
             return false;
@@ -168,12 +170,12 @@ final class MuxLink implements SessionLink {
 
     /** Opens a stream for an admitted connection, with the PROXY protocol header already written when the proxy asks for one. */
     private MuxStream openAdmitted(Channel publicConn, ProxyRef proxy) {
-        MuxStream stream = mux.openStream(proxy.id(), String.valueOf(publicConn.remoteAddress()));
+        SocketAddress visitor = VisitorAddress.of(publicConn);
+        MuxStream stream = mux.openStream(proxy.id(), String.valueOf(visitor));
         if (proxy.proxyProtocol() != null) {
-            stream.write(ProxyProtocolHeader.encode(proxy.proxyProtocol(), publicConn.remoteAddress(),
-                    publicConn.localAddress()));
+            stream.write(ProxyProtocolHeader.encode(proxy.proxyProtocol(), visitor, publicConn.localAddress()));
         }
-        log.debug("{} proxy [{}] public connection {} -> {}", mux.channel(), proxy.name(), publicConn.remoteAddress(),
+        log.debug("{} proxy [{}] public connection {} -> {}", mux.channel(), proxy.name(), visitor,
                 stream);
         return stream;
     }

@@ -3,6 +3,7 @@ package dev.tunnel.server;
 import dev.tunnel.protocol.mux.MuxStream;
 import dev.tunnel.protocol.relay.PipeRelay;
 import dev.tunnel.protocol.relay.RelayedSockets;
+import dev.tunnel.server.inbound.VisitorAddress;
 import dev.tunnel.server.proxy.AppConnection;
 import dev.tunnel.server.proxy.ProxyRef;
 import dev.tunnel.server.proxy.SessionLink;
@@ -129,7 +130,7 @@ final class PoolLink implements SessionLink {
             }
             WorkConnection conn = WorkConnection.start(work);
             if (proxy.proxyProtocol() != null) {
-                conn.write(ProxyProtocolHeader.encode(proxy.proxyProtocol(), publicConn.remoteAddress(),
+                conn.write(ProxyProtocolHeader.encode(proxy.proxyProtocol(), VisitorAddress.of(publicConn),
                         publicConn.localAddress()));
             }
             opened.accept(conn);
@@ -143,14 +144,14 @@ final class PoolLink implements SessionLink {
     private static void sendProxyProtocolHeader(Channel publicConn, ProxyRef proxy) {
         if (proxy.proxyProtocol() != null) {
             publicConn.pipeline().fireChannelRead(ProxyProtocolHeader.encode(proxy.proxyProtocol(),
-                    publicConn.remoteAddress(), publicConn.localAddress()));
+                    VisitorAddress.of(publicConn), publicConn.localAddress()));
         }
     }
 
     @Override
     public boolean admit(Channel publicConn, ProxyRef proxy) {
-        if (!isActive() || !proxy.admitsVisitor(publicConn.remoteAddress(), "public connection")
-                || !limit.admit(control, proxy.name(), publicConn.remoteAddress(), pool.publicConnCount())
+        if (!isActive() || !proxy.admitsVisitor(VisitorAddress.of(publicConn), "public connection")
+                || !limit.admit(control, proxy.name(), VisitorAddress.of(publicConn), pool.publicConnCount())
                 || !caps.admit(control, publicConn, proxy)) {
             return false;
         }

@@ -8,6 +8,7 @@ import dev.tunnel.protocol.mux.MuxSettings;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
+import java.util.concurrent.TimeUnit;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.OptionalSslHandler;
 import io.netty.handler.ssl.SslContext;
@@ -42,9 +43,27 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
 
     @Override
     protected void initChannel(SocketChannel ch) {
-        if (!gate.admit(ch)) {
+        long wait = gate.admit(ch);
+        if (wait == ConnectionGate.REFUSED) {
             return;
         }
+        if (wait > 0) {
+            // Its turn comes later: nothing is read meanwhile (the ClientHello waits in the socket),
+            // then the pipeline is built and starts as if the connection had just opened.
+            ch.config().setAutoRead(false);
+            ch.eventLoop().schedule(() -> {
+                if (ch.isActive()) {
+                    build(ch);
+                    ch.pipeline().fireChannelActive();
+                    ch.config().setAutoRead(true);
+                }
+            }, wait, TimeUnit.NANOSECONDS);
+            return;
+        }
+        build(ch);
+    }
+
+    private void build(SocketChannel ch) {
         ChannelPipeline p = ch.pipeline();
         if (tlsForce) {
             p.addLast(TunnelPipeline.TLS, newSslHandler(sslContext, ch.alloc()));

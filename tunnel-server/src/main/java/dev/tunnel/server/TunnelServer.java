@@ -121,7 +121,7 @@ public final class TunnelServer implements AutoCloseable {
                             config.transport.heartbeatTimeout, config.transport.tcpMuxKeepaliveInterval,
                             new ConnectionGate(throttle, new HandshakeThrottle(
                             config.transport.handshakeRatePerIP, config.transport.handshakeBurstPerIP,
-                            config.transport.handshakeRate, System::nanoTime), context.sessions())));
+                            config.transport.handshakeRate, ConnectionGate.MAX_WAIT_NANOS, System::nanoTime), context.sessions())));
             KeepAlive.applyToChildren(bootstrap, config.transport.tcpKeepalive);
             if (config.transport.sendBufferSize > 0) {
                 bootstrap.childOption(ChannelOption.SO_SNDBUF, config.transport.sendBufferSize);

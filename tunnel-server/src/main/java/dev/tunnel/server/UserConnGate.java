@@ -7,12 +7,14 @@ import dev.tunnel.server.plugin.PluginOp;
 import dev.tunnel.server.plugin.PluginRequests;
 import dev.tunnel.server.plugin.ServerPlugins;
 import dev.tunnel.server.plugin.UserInfo;
+import dev.tunnel.server.inbound.VisitorAddress;
 import dev.tunnel.server.proxy.AppConnection;
 import dev.tunnel.server.proxy.ProxyRef;
 import dev.tunnel.server.proxy.SessionLink;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
+import io.netty.util.ReferenceCountUtil;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -48,17 +50,29 @@ final class UserConnGate implements SessionLink {
 
     @Override
     public void accept(Channel child, ProxyRef proxy) {
+        whenAllowed(child, proxy, () -> link.accept(child, proxy), () -> child.unsafe().closeForcibly());
+    }
+
+    @Override
+    public void acceptAfterHeader(Channel publicConn, ByteBuf firstBytes, ProxyRef proxy) {
+        whenAllowed(publicConn, proxy, () -> link.carry(publicConn, firstBytes, proxy), () -> {
+            ReferenceCountUtil.safeRelease(firstBytes);
+            publicConn.close();
+        });
+    }
+
+    private void whenAllowed(Channel publicConn, ProxyRef proxy, Runnable allowed, Runnable refused) {
         String type = typeOf.apply(proxy);
         plugins.run(PluginOp.NEW_USER_CONN, PluginRequests.newUserConn(user.get(), proxy.name(),
-                type == null ? "" : type, child.remoteAddress()), link.eventLoop()).addListener(f -> {
+                type == null ? "" : type, VisitorAddress.of(publicConn)), link.eventLoop()).addListener(f -> {
                     if (f.isSuccess()) {
-                        link.accept(child, proxy);
+                        allowed.run();
                         return;
                     }
                     REFUSED.warn("{} public connection from {} to proxy [{}] refused: {}", link.control(),
-                            child.remoteAddress(), proxy.name(), PluginException.of(f.cause(), PluginOp.NEW_USER_CONN)
+                            VisitorAddress.of(publicConn), proxy.name(), PluginException.of(f.cause(), PluginOp.NEW_USER_CONN)
                                     .getMessage());
-                    child.unsafe().closeForcibly();
+                    refused.run();
                 });
     }
 

@@ -5,6 +5,7 @@ import dev.tunnel.protocol.ControlMessage.Ping;
 import dev.tunnel.protocol.ControlMessage.ReqWorkConn;
 import dev.tunnel.protocol.ControlMessage.StartWorkConn;
 import dev.tunnel.protocol.TunnelPipeline;
+import dev.tunnel.server.inbound.VisitorAddress;
 import dev.tunnel.protocol.relay.PipeRelay;
 import dev.tunnel.tls.TlsSessions;
 import io.netty.channel.Channel;
@@ -280,7 +281,7 @@ final class WorkConnPool {
                 });
                 return;
             }
-            String source = String.valueOf(publicConn.remoteAddress());
+            String source = String.valueOf(VisitorAddress.of(publicConn));
             work.config().setAutoRead(false);
             PipeRelay workEnd = PipeRelay.replace(work, TunnelPipeline.WORK_CONN);
             // Not flushed here: the public end's start (join) writes the bytes the public
@@ -309,7 +310,7 @@ final class WorkConnPool {
                 });
                 return;
             }
-            String source = String.valueOf(publicConn.remoteAddress());
+            String source = String.valueOf(VisitorAddress.of(publicConn));
             work.config().setAutoRead(false);
             work.writeAndFlush(new ControlFrame(new StartWorkConn(proxyId, source)));
             work.pipeline().remove(TunnelPipeline.FRAME_ENCODER);

@@ -75,6 +75,24 @@ class HandshakeThrottleTest {
     }
 
     @Test
+    void overTheServerRateAConnectionWaitsItsTurnUpToTheBoundThenIsRefused() throws Exception {
+        HandshakeThrottle throttle = new HandshakeThrottle(0, 20, 100, TimeUnit.SECONDS.toNanos(5), now::get);
+        for (int n = 0; n < 100; n++) {
+            assertThat(throttle.admitPaced(address(n)).waitNanos()).as("the burst goes at once").isZero();
+        }
+        for (int i = 1; i <= 500; i++) {
+            HandshakeThrottle.Admission turn = throttle.admitPaced(address(1000 + i));
+            assertThat(turn.verdict()).isEqualTo(ADMITTED);
+            assertThat(turn.waitNanos()).as("one every 10 ms").isEqualTo(TimeUnit.MILLISECONDS.toNanos(10L * i));
+        }
+        assertThat(throttle.admitPaced(address(2000)).verdict()).as("past 5 s of waiting").isEqualTo(OVER_SERVER_RATE);
+        assertThat(throttle.paced()).isEqualTo(500);
+        assertThat(throttle.refused()).isEqualTo(1);
+        advanceMillis(5_000);
+        assertThat(throttle.admitPaced(address(2001)).waitNanos()).as("the queue has drained").isEqualTo(TimeUnit.MILLISECONDS.toNanos(10));
+    }
+
+    @Test
     void zeroMeansUnlimited() throws Exception {
         HandshakeThrottle throttle = new HandshakeThrottle(0, 20, 0, now::get);
         for (int i = 0; i < 10_000; i++) {

@@ -87,11 +87,17 @@ public final class TokenBucket {
 
     /** Nanoseconds until the balance is no longer negative; 0 when a read may go ahead now. */
     public synchronized long waitNanos() {
+        return waitNanosFor(0);
+    }
+
+    /** Nanoseconds until {@code n} more tokens could be taken without a negative balance; 0 = now. */
+    public synchronized long waitNanosFor(long n) {
         refill();
-        if (tokens >= 0) {
+        double after = tokens - n;
+        if (after >= 0) {
             return 0;
         }
-        return (long) Math.ceil(-tokens * NANOS_PER_SECOND / rate);
+        return (long) Math.ceil(-after * NANOS_PER_SECOND / rate);
     }
 
     private void refill() {

@@ -63,6 +63,13 @@ public class ServerConfig {
     public int vhostHTTPBodyTimeout = 60;
     /** Domain under which clients may take {@code subdomain}s: subdomain "web" serves web.subDomainHost; "" = off. */
     public String subDomainHost = "";
+    /**
+     * Tunnel extension: balancers (IP addresses or CIDR networks, e.g. {@code "10.0.0.0/8"}) whose
+     * PROXY protocol v1/v2 header the public ports (tcp, vhost HTTP/HTTPS, tcpmux) read to learn
+     * the visitor. A connection from one of them must start with the header; a header from any
+     * other address is refused. Empty (the default): no header is read.
+     */
+    public List<String> proxyProtocolTrustedIPs = new ArrayList<>();
     /** Shared port for {@code type = "tcpmux"} proxies: HTTP CONNECT routed by host; 0 = off. */
     public int tcpmuxHTTPConnectPort = 0;
     /** tcpmux: forward the CONNECT head to the local app instead of answering it with 200. */

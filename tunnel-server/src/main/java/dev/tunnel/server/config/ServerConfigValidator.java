@@ -6,6 +6,7 @@ import dev.tunnel.config.ValueChecks;
 import dev.tunnel.protocol.auth.TokenVerifier;
 import dev.tunnel.protocol.transport.IoUringSetting;
 import dev.tunnel.protocol.transport.Transports;
+import dev.tunnel.server.inbound.TrustedSources;
 import dev.tunnel.server.plugin.PluginEndpoint;
 import dev.tunnel.server.plugin.PluginOp;
 import dev.tunnel.server.proxy.ServerProxyType;
@@ -55,6 +56,10 @@ final class ServerConfigValidator implements ConfigValidator<ServerConfig> {
         transport(cfg.transport, checks);
         for (int i = 0; i < cfg.allowPorts.size(); i++) {
             portRange("allowPorts[" + i + "]", cfg.allowPorts.get(i), checks);
+        }
+        for (int i = 0; i < cfg.proxyProtocolTrustedIPs.size(); i++) {
+            String problem = TrustedSources.problem(cfg.proxyProtocolTrustedIPs.get(i));
+            checks.check(problem == null, "proxyProtocolTrustedIPs[" + i + "]", problem);
         }
         cfg.log.validate("log", checks);
         cfg.webServer.validate("webServer", checks);

@@ -48,6 +48,16 @@ public interface SessionLink {
     void carry(Channel publicConn, ByteBuf firstBytes, ProxyRef proxy);
 
     /**
+     * As {@link #accept}, for a listener's connection already registered because a trusted
+     * balancer's PROXY header was read from it first ({@code proxyProtocolTrustedIPs});
+     * {@code firstBytes} (may be null) are those behind the header. Held to the same checks as
+     * {@link #accept} (NewUserConn plugins), then {@linkplain #carry carried}.
+     */
+    default void acceptAfterHeader(Channel publicConn, ByteBuf firstBytes, ProxyRef proxy) {
+        carry(publicConn, firstBytes, proxy);
+    }
+
+    /**
      * Opens a bare stream for {@code proxy} to carry something other than a socket: the
      * datagrams of one UDP association, or a visitor's stream spliced to it. Mux mode only: null
      * in pool mode (no streams), when the session is closing, or beyond

@@ -4,6 +4,7 @@ import static dev.tunnel.server.vhost.Outgoing.retryable;
 
 import dev.tunnel.protocol.ResetCode;
 import dev.tunnel.protocol.TunnelPipeline;
+import dev.tunnel.server.inbound.VisitorAddress;
 import dev.tunnel.server.vhost.RouteTable.Entry;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
@@ -304,7 +305,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
 
     private ForwardingLines forwardingLines() {
         if (forwardingLines == null) {
-            forwardingLines = new ForwardingLines(RequestTarget.ipOf(ctx.channel().remoteAddress()), proto);
+            forwardingLines = new ForwardingLines(RequestTarget.ipOf(VisitorAddress.of(ctx.channel())), proto);
         }
         return forwardingLines;
     }

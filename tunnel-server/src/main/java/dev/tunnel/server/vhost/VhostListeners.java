@@ -3,6 +3,8 @@ package dev.tunnel.server.vhost;
 import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.protocol.relay.RelayedSockets;
 import dev.tunnel.protocol.transport.Transports;
+import dev.tunnel.server.inbound.ProxyHeaderGate;
+import dev.tunnel.server.inbound.TrustedSources;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -23,6 +25,7 @@ import org.slf4j.LoggerFactory;
  * connection moves to the loop of the proxy it is routed to. Accepted connections join
  * {@code publicConns}, which the shutdown drain waits on. The HTTP port registers a new
  * connection on the loop its latest request was routed to ({@link LoopAffinity}), so most never move.
+ * With {@code proxyProtocolTrustedIPs} set, a {@link ProxyHeaderGate} heads every connection's pipeline.
  */
 public final class VhostListeners implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(VhostListeners.class);
@@ -37,7 +40,8 @@ public final class VhostListeners implements AutoCloseable {
      * when one cannot be bound.
      */
     public static VhostListeners bind(EventLoopGroup group, String address, int httpPort, int httpsPort,
-                                      VhostSettings settings, ChannelGroup publicConns, int backlog) {
+                                      VhostSettings settings, ChannelGroup publicConns, int backlog,
+                                      TrustedSources trust) {
         VhostListeners bound = new VhostListeners();
         try {
             if (httpPort != 0) {
@@ -46,6 +50,7 @@ public final class VhostListeners implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         publicConns.add(ch);
+                        ProxyHeaderGate.install(ch.pipeline(), trust);
                         HttpVhostHandler.install(ch.pipeline(), settings, "http", affinity);
                     }
                 }));
@@ -56,6 +61,7 @@ public final class VhostListeners implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         publicConns.add(ch);
+                        ProxyHeaderGate.install(ch.pipeline(), trust);
                         ch.pipeline().addLast(TunnelPipeline.SNI, new SniRouter(settings));
                     }
                 }));

@@ -213,6 +213,15 @@ class ServerConfigTest {
     }
 
     @Test
+    void proxyProtocolTrustedIPsAreAddressesOrNetworks() throws Exception {
+        assertThat(parse("proxyProtocolTrustedIPs = [\"10.0.0.0/8\", \"127.0.0.1\", \"::1\"]\n").proxyProtocolTrustedIPs)
+                .containsExactly("10.0.0.0/8", "127.0.0.1", "::1");
+        assertThat(messages("proxyProtocolTrustedIPs = [\"127.0.0.1\", \"lb.example\", \"10.0.0.0/40\"]\n"))
+                .hasSize(2).anySatisfy(m -> assertThat(m).contains("proxyProtocolTrustedIPs[1]").contains("no host names"))
+                .anySatisfy(m -> assertThat(m).contains("proxyProtocolTrustedIPs[2]").contains("prefix /40 (expected: 0-32)"));
+    }
+
+    @Test
     void webServerAndPrometheusKeys() throws Exception {
         ServerConfig cfg = ServerConfig.parse("""
                 enablePrometheus = true

@@ -3,6 +3,7 @@ package dev.tunnel.server.proxy.http;
 import dev.tunnel.config.ValueChecks;
 import dev.tunnel.protocol.Options;
 import dev.tunnel.server.Listeners;
+import dev.tunnel.server.inbound.TrustedSources;
 import dev.tunnel.server.config.ServerConfig;
 import dev.tunnel.server.proxy.ProxyRef;
 import dev.tunnel.server.proxy.ProxyRefusedException;
@@ -124,7 +125,8 @@ public final class VhostProxyType implements ServerProxyType {
         VhostSettings settings = new VhostSettings(vhosts.httpRoutes(), vhosts.httpsRoutes(), new ErrorPages(custom404),
                 config.vhostHTTPTimeout, VhostSettings.HEAD_TIMEOUT_SECONDS, config.vhostHTTPBodyTimeout, counters);
         listeners = VhostListeners.bind(environment.workers(), config.effectiveProxyBindAddr(), https ? 0 : port,
-                https ? port : 0, settings, environment.publicConns(), Listeners.BACKLOG);
+                https ? port : 0, settings, environment.publicConns(), Listeners.BACKLOG,
+                TrustedSources.parse(config.proxyProtocolTrustedIPs));
     }
 
     @Override

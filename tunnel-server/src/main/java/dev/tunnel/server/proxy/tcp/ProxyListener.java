@@ -2,7 +2,6 @@ package dev.tunnel.server.proxy.tcp;
 
 import dev.tunnel.protocol.transport.Transports;
 import dev.tunnel.server.Listeners;
-import dev.tunnel.server.proxy.ProxyRef;
 import dev.tunnel.server.proxy.SessionLink;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -10,30 +9,31 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
-import java.util.function.Consumer;
+import dev.tunnel.server.inbound.ProxyHeaderGate;
+import dev.tunnel.server.inbound.TrustedSources;
 
 /**
  * The public port of one tcp proxy, or of a load-balancing group. Every accepted connection goes,
  * before it is registered, to the {@code sink}: a proxy's session's {@link SessionLink}, which
  * registers it where its relay runs (mux: the session loop, as a new stream whose OPEN and first
  * bytes go out at once; pool: the loop of the work connection it rides), or a {@link TcpGroup},
- * which picks a member first.
+ * which picks a member first. When the server trusts balancers ({@code proxyProtocolTrustedIPs}),
+ * a connection from one is registered on the session loop first, read until its PROXY header is
+ * in ({@link ProxyHeaderGate}), and handed on after ({@link HeaderHandoff}); one from any other
+ * address goes on at once with a check for forged headers at the head of its pipeline.
  *
  * <p>Threading: the listening socket lives on the opening session's event loop.
  */
 final class ProxyListener {
     private final SessionLink link;
-    private final Consumer<Channel> sink;
+    private final ConnectionSink sink;
+    private final TrustedSources trust;
 
-    /** A listener whose connections all go to {@code proxy} on {@code link}. */
-    ProxyListener(ProxyRef proxy, SessionLink link) {
-        this(link, child -> link.accept(child, proxy));
-    }
-
-    /** A listener on {@code link}'s loop whose connections go to {@code sink}, not yet registered. */
-    ProxyListener(SessionLink link, Consumer<Channel> sink) {
+    /** A listener on {@code link}'s loop whose connections go to {@code sink}. */
+    ProxyListener(SessionLink link, ConnectionSink sink, TrustedSources trust) {
         this.link = link;
         this.sink = sink;
+        this.trust = trust;
     }
 
     /** Binds the listening socket; the future's channel is it ({@link dev.tunnel.server.proxy.PublicPortBinding} closes it). */
@@ -52,7 +52,23 @@ final class ProxyListener {
     private final class Acceptor extends ChannelInboundHandlerAdapter {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            sink.accept((Channel) msg);
+            Channel child = (Channel) msg;
+            if (!trust.enabled()) {
+                sink.accept(child);
+                return;
+            }
+            ProxyHeaderGate.install(child.pipeline(), trust);
+            if (!trust.trusts(child.remoteAddress())) {
+                sink.accept(child); // the gate only checks for a forged header
+                return;
+            }
+            child.config().setAutoRead(false);
+            child.pipeline().addLast(HeaderHandoff.NAME, new HeaderHandoff(sink));
+            link.eventLoop().register(child).addListener(f -> {
+                if (!f.isSuccess()) {
+                    child.unsafe().closeForcibly();
+                }
+            });
         }
     }
 }

@@ -6,7 +6,10 @@ import dev.tunnel.server.proxy.ProxyRequest;
 import dev.tunnel.server.proxy.ProxySession;
 import dev.tunnel.server.proxy.RunningProxy;
 import dev.tunnel.server.proxy.SessionLink;
+import dev.tunnel.server.inbound.TrustedSources;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import java.nio.charset.StandardCharsets;
@@ -37,6 +40,7 @@ final class TcpGroup {
     private final byte[] key;
     private final int requestedPort;
     private final TcpGroups registry;
+    private final TrustedSources trust;
     private final List<Member> members = new ArrayList<>();
     /** Joins that arrived while the port was being opened. */
     private final List<Runnable> waiting = new ArrayList<>();
@@ -44,7 +48,8 @@ final class TcpGroup {
     private boolean closed;
     private int next;
 
-    TcpGroup(String name, String key, int requestedPort, TcpGroups registry) {
+    TcpGroup(String name, String key, int requestedPort, TcpGroups registry, TrustedSources trust) {
+        this.trust = trust;
         this.name = name;
         this.key = key.getBytes(StandardCharsets.UTF_8);
         this.requestedPort = requestedPort;
@@ -58,7 +63,7 @@ final class TcpGroup {
     /** The first proxy: opens the port on its session, then becomes the first member. */
     Future<RunningProxy> open(ProxyRequest request, ProxySession session) {
         Promise<RunningProxy> joined = session.link().eventLoop().newPromise();
-        TcpProxy opening = new TcpProxy(request, session, this::dispatch);
+        TcpProxy opening = new TcpProxy(request, session, new Dispatch(), trust);
         opening.start(requestedPort).addListener(f -> {
             List<Runnable> queued;
             synchronized (this) {
@@ -139,30 +144,51 @@ final class TcpGroup {
         return member;
     }
 
-    /** A public connection (the listener's child, not yet registered) goes to the next live member. */
-    private void dispatch(Channel child) {
+    /** Where the group's listener sends connections: each to the next live member, on that member's loop. */
+    private final class Dispatch implements ConnectionSink {
+        @Override
+        public void accept(Channel child) {
+            Member target = next();
+            if (target == null) {
+                child.unsafe().closeForcibly();
+                return;
+            }
+            onLoopOf(target, () -> target.link.accept(child, target.proxy));
+        }
+
+        @Override
+        public void acceptAfterHeader(Channel publicConn, ByteBuf firstBytes) {
+            Member target = next();
+            if (target == null) {
+                ReferenceCountUtil.safeRelease(firstBytes);
+                publicConn.close();
+                return;
+            }
+            onLoopOf(target, () -> target.link.acceptAfterHeader(publicConn, firstBytes, target.proxy));
+        }
+
+        private void onLoopOf(Member target, Runnable task) {
+            if (target.link.eventLoop().inEventLoop()) {
+                task.run();
+            } else {
+                target.link.eventLoop().execute(task);
+            }
+        }
+    }
+
+    /** The next live member, round robin; null when none is live. */
+    private synchronized Member next() {
         Member chosen = null;
-        synchronized (this) {
-            for (int i = 0; i < members.size() && chosen == null; i++) {
-                Member candidate = members.get(next++ % members.size());
-                if (candidate.link.isActive()) {
-                    chosen = candidate;
-                }
-            }
-            if (next >= members.size()) {
-                next = 0;
+        for (int i = 0; i < members.size() && chosen == null; i++) {
+            Member candidate = members.get(next++ % members.size());
+            if (candidate.link.isActive()) {
+                chosen = candidate;
             }
         }
-        if (chosen == null) {
-            child.unsafe().closeForcibly();
-            return;
+        if (next >= members.size()) {
+            next = 0;
         }
-        Member target = chosen;
-        if (target.link.eventLoop().inEventLoop()) {
-            target.link.accept(child, target.proxy);
-        } else {
-            target.link.eventLoop().execute(() -> target.link.accept(child, target.proxy));
-        }
+        return chosen;
     }
 
     /** Members now (tests and logs). */

@@ -4,6 +4,7 @@ import dev.tunnel.server.proxy.ProxyRequest;
 import dev.tunnel.server.proxy.ProxySession;
 import dev.tunnel.server.proxy.RunningProxy;
 import io.netty.util.concurrent.Future;
+import dev.tunnel.server.inbound.TrustedSources;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -17,6 +18,12 @@ import java.util.Map;
  */
 final class TcpGroups {
     private final Map<String, TcpGroup> groups = new HashMap<>();
+    private final TrustedSources trust;
+
+    /** @param trust the balancers whose PROXY header the groups' ports read */
+    TcpGroups(TrustedSources trust) {
+        this.trust = trust;
+    }
 
     /** Starts {@code request} as a member of group {@code name}, opening the group if it is new. */
     Future<RunningProxy> join(String name, String key, int remotePort, ProxyRequest request, ProxySession session) {
@@ -26,7 +33,7 @@ final class TcpGroups {
             synchronized (this) {
                 group = groups.get(name);
                 if (group == null) {
-                    group = new TcpGroup(name, key, remotePort, this);
+                    group = new TcpGroup(name, key, remotePort, this, trust);
                     groups.put(name, group);
                     opener = true;
                 }

@@ -4,9 +4,8 @@ import dev.tunnel.server.proxy.ProxyRequest;
 import dev.tunnel.server.proxy.ProxySession;
 import dev.tunnel.server.proxy.PublicPortBinding;
 import dev.tunnel.server.proxy.RunningProxy;
-import io.netty.channel.Channel;
+import dev.tunnel.server.inbound.TrustedSources;
 import io.netty.util.concurrent.Future;
-import java.util.function.Consumer;
 
 /**
  * One running tcp proxy: its public port ({@link PublicPortBinding}: reserved under the
@@ -20,16 +19,19 @@ final class TcpProxy implements RunningProxy {
     private final ProxyRequest request;
     private final PublicPortBinding binding;
 
-    TcpProxy(ProxyRequest request, ProxySession session) {
-        this(request, session, null);
+    TcpProxy(ProxyRequest request, ProxySession session, TrustedSources trust) {
+        this(request, session, null, trust);
     }
 
-    /** A proxy whose accepted connections go to {@code sink} (a group's), or to its own link when null. */
-    TcpProxy(ProxyRequest request, ProxySession session, Consumer<Channel> sink) {
+    /**
+     * A proxy whose accepted connections go to {@code sink} (a group's), or to its own link when
+     * null; {@code trust} names the balancers whose PROXY header its port reads.
+     */
+    TcpProxy(ProxyRequest request, ProxySession session, ConnectionSink sink, TrustedSources trust) {
         this.request = request;
+        ConnectionSink target = sink != null ? sink : ConnectionSink.of(request.proxy(), session.link());
         this.binding = new PublicPortBinding(session, session.ports(), "", (host, port) ->
-                (sink == null ? new ProxyListener(request.proxy(), session.link()) : new ProxyListener(session.link(), sink))
-                        .bind(host, port));
+                new ProxyListener(session.link(), target, trust).bind(host, port));
     }
 
     Future<RunningProxy> start(int remotePort) {

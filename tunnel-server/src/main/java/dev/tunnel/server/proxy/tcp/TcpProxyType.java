@@ -4,7 +4,9 @@ import dev.tunnel.server.proxy.ProxyRefusedException;
 import dev.tunnel.server.proxy.ProxyRequest;
 import dev.tunnel.server.proxy.ProxySession;
 import dev.tunnel.server.proxy.RunningProxy;
+import dev.tunnel.server.proxy.ServerEnvironment;
 import dev.tunnel.server.proxy.ServerProxyType;
+import dev.tunnel.server.inbound.TrustedSources;
 import dev.tunnel.server.vhost.ProxyProtocolHeader;
 import io.netty.handler.codec.haproxy.HAProxyProtocolVersion;
 import io.netty.util.concurrent.Future;
@@ -21,11 +23,19 @@ public final class TcpProxyType implements ServerProxyType {
     /** Longest group name accepted (the client checks the same). */
     private static final int MAX_GROUP = 128;
 
-    private final TcpGroups groups = new TcpGroups();
+    private TrustedSources trust = TrustedSources.none();
+    private TcpGroups groups = new TcpGroups(trust);
 
     @Override
     public String name() {
         return NAME;
+    }
+
+    /** Before any session: the balancers whose PROXY header tcp ports read ({@code proxyProtocolTrustedIPs}). */
+    @Override
+    public void open(ServerEnvironment environment) {
+        trust = TrustedSources.parse(environment.config().proxyProtocolTrustedIPs);
+        groups = new TcpGroups(trust);
     }
 
     @Override
@@ -51,7 +61,7 @@ public final class TcpProxyType implements ServerProxyType {
             return groups.join(group, request.options().string("loadBalancer.groupKey", ""), remotePort, request,
                     session);
         }
-        return new TcpProxy(request, session).start(remotePort);
+        return new TcpProxy(request, session, trust).start(remotePort);
     }
 
     private static Future<RunningProxy> failed(ProxySession session, String reason) {

@@ -4,6 +4,8 @@ import dev.tunnel.config.ValueChecks;
 import dev.tunnel.protocol.Options;
 import dev.tunnel.protocol.transport.Transports;
 import dev.tunnel.server.Listeners;
+import dev.tunnel.server.inbound.ProxyHeaderGate;
+import dev.tunnel.server.inbound.TrustedSources;
 import dev.tunnel.server.config.ServerConfig;
 import dev.tunnel.server.proxy.ProxyRef;
 import dev.tunnel.server.proxy.ProxyRefusedException;
@@ -84,6 +86,7 @@ public final class TcpMuxProxyType implements ServerProxyType {
         }
         boolean passthrough = config.tcpmuxPassthrough;
         String address = config.effectiveProxyBindAddr();
+        TrustedSources trust = TrustedSources.parse(config.proxyProtocolTrustedIPs);
         try {
             listener = new ServerBootstrap()
                     .group(environment.workers())
@@ -98,6 +101,7 @@ public final class TcpMuxProxyType implements ServerProxyType {
                         @Override
                         protected void initChannel(Channel ch) {
                             environment.publicConns().add(ch);
+                            ProxyHeaderGate.install(ch.pipeline(), trust);
                             ch.pipeline().addLast(CODEC, new HttpServerCodec(VhostSettings.MAX_REQUEST_LINE,
                                     VhostSettings.MAX_REQUEST_HEADERS, 8192));
                             ch.pipeline().addLast("tcpmux", new HttpConnectRouter(vhosts.httpRoutes(), passthrough,
