@@ -232,5 +232,6 @@ public final class TunnelServer implements AutoCloseable {
         if (!workerGroup.shutdownGracefully(100, 2000, TimeUnit.MILLISECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS)) {
             log.warn("shutting down: the event loops did not report their end within 5 s; exiting anyway");
         }
+        log.info("tunnel server stopped ({} client sessions closed)", sessions.size());
     }
 }
