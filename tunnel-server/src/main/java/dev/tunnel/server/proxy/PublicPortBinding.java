@@ -115,7 +115,7 @@ public final class PublicPortBinding {
             if (wanted == 0) {
                 ports.bound(port);
             }
-            log.info("{} client {} proxy [{}] listening on {}:{}{}", session.link().control(), session.id(), name,
+            log.info("{} {} proxy [{}] listening on {}:{}{}", session.link().control(), session.label(), name,
                     host, port, kind.isEmpty() ? "" : " (" + kind.trim() + ")");
             if (!started.trySuccess(proxy)) {
                 close(); // the session closed meanwhile

@@ -3,6 +3,7 @@ package dev.tunnel.server.vhost;
 import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.protocol.relay.RelayedSockets;
 import dev.tunnel.protocol.transport.Transports;
+import dev.tunnel.server.proxy.ConnectionLog;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -46,6 +47,7 @@ public final class VhostListeners implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         publicConns.add(ch);
+                        ConnectionLog.install(ch); // first: it counts the head the vhost reads to route
                         HttpVhostHandler.install(ch.pipeline(), settings, "http", affinity);
                     }
                 }));
@@ -56,6 +58,7 @@ public final class VhostListeners implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         publicConns.add(ch);
+                        ConnectionLog.install(ch);
                         ch.pipeline().addLast(TunnelPipeline.SNI, new SniRouter(settings));
                     }
                 }));
