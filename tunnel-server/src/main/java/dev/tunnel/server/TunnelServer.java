@@ -13,7 +13,7 @@ import dev.tunnel.server.config.ServerConfig;
 import dev.tunnel.server.web.ServerApi;
 import dev.tunnel.server.web.ServerStats;
 import dev.tunnel.web.WebServer;
-import dev.tunnel.server.proxy.BindFailures;
+import dev.tunnel.runtime.BindFailures;
 import dev.tunnel.server.proxy.ServerEnvironment;
 import dev.tunnel.server.proxy.ServerProxyType;
 import dev.tunnel.server.plugin.ServerPlugins;

@@ -1,5 +1,6 @@
 package dev.tunnel.server.proxy;
 
+import dev.tunnel.runtime.BindFailures;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.util.concurrent.Future;
