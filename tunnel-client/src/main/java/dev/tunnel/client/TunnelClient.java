@@ -16,6 +16,7 @@ import dev.tunnel.protocol.mux.MuxSettings;
 import dev.tunnel.tls.TlsContexts;
 import dev.tunnel.protocol.transport.LastWrites;
 import dev.tunnel.protocol.transport.KeepAlive;
+import dev.tunnel.protocol.transport.Failures;
 import dev.tunnel.protocol.transport.Transports;
 import dev.tunnel.runtime.Version;
 import io.netty.bootstrap.Bootstrap;
@@ -308,8 +309,8 @@ public final class TunnelClient implements AutoCloseable {
         channel = connecting.channel();
         connecting.addListener(f -> {
             if (!f.isSuccess()) {
-                lost("cannot connect to server " + config.serverAddr + ":" + config.serverPort + ": "
-                        + f.cause().getMessage());
+                String address = config.serverAddr + ":" + config.serverPort;
+                lost("cannot connect to server " + address + ": " + Failures.describeConnect(f.cause(), address));
             }
         });
     }
