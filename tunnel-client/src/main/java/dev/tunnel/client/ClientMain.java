@@ -72,6 +72,7 @@ public final class ClientMain extends TunnelCommand {
             client.close();
             stopped.countDown();
         }, "shutdown"));
+        exitZeroOnTerm();
         try {
             client.firstLogin().get();
         } catch (ExecutionException e) {

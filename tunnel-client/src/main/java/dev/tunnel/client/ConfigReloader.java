@@ -7,6 +7,7 @@ import dev.tunnel.client.config.ProxyConfig;
 import dev.tunnel.config.ConfigException;
 import dev.tunnel.config.ConfigLoader;
 import java.nio.file.Path;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -79,11 +80,43 @@ public final class ConfigReloader implements AdminControl.Reload {
             throw new AdminControl.ReloadException("applying " + file + " failed part way: " + e.getMessage());
         }
         current = fresh;
+        List<String> refused = refusals(plan);
+        if (!refused.isEmpty()) {
+            log.error("reload of {} ({}): the server refused {}", file, plan.summary(), String.join("; ", refused));
+            throw new AdminControl.ReloadException("the server refused " + String.join("; ", refused));
+        }
         long done = System.nanoTime();
         log.info("reloaded {} in {} ms ({} ms reading the file): {}", file, (done - start) / 1_000_000,
                 (parsed - start) / 1_000_000, plan.summary());
         return "reloaded: " + plan.summary();
     }
+
+    /**
+     * Waits up to {@value #ANSWER_SECONDS} s for the server's answer to each added or changed
+     * proxy and returns the refusals ("proxy [web] refused: port 80 not allowed"). A proxy the
+     * server has not answered in time (no session now) is not counted: it registers on login.
+     */
+    private List<String> refusals(ReloadPlan plan) {
+        List<String> refused = new java.util.ArrayList<>();
+        List<ProxyConfig> asked = new java.util.ArrayList<>(plan.changed());
+        asked.addAll(plan.added());
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(ANSWER_SECONDS);
+        for (ProxyConfig p : asked) {
+            try {
+                client.awaitRemotePort(p.name, java.time.Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+            } catch (IllegalStateException e) {
+                refused.add(e.getMessage());
+            } catch (java.util.concurrent.TimeoutException | RuntimeException e) {
+                // not answered yet: not a refusal
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        return refused;
+    }
+
+    private static final int ANSWER_SECONDS = 5;
 
     /** For SIGHUP: reloads and logs the outcome (the admin API returns it instead). */
     void reloadAndLog() {

@@ -74,7 +74,7 @@ final class LocalConnector implements StreamAcceptor {
                 relay.connectFailed();
                 failures.computeIfAbsent(proxyId, id -> new BurstLog(log)).warn(
                         "proxy [{}] cannot reach local app {}: {} (public connection from {} closed)",
-                        proxy.name(), proxy.dialer().describe(), Failures.describe(f.cause()), source);
+                        proxy.name(), proxy.dialer().describe(), Failures.describeConnect(f.cause(), proxy.dialer().describe()), source);
             }
         });
         localConns.add(connecting.channel());

@@ -6,6 +6,7 @@ import dev.tunnel.protocol.ControlMessage.Goodbye;
 import dev.tunnel.protocol.ControlMessage.LoginResult;
 import dev.tunnel.protocol.ControlMessage.NewProxyResult;
 import dev.tunnel.protocol.mux.MuxSession;
+import dev.tunnel.protocol.transport.Failures;
 import dev.tunnel.protocol.transport.LastWrites;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -123,7 +124,8 @@ final class ServerSession {
         }
         connecting.addListener(f -> {
             if (!f.isSuccess()) {
-                lost("cannot connect to server " + endpoint.address() + ": " + f.cause().getMessage());
+                lost("cannot connect to server " + endpoint.address() + ": "
+                        + Failures.describeConnect(f.cause(), endpoint.address()));
             }
         });
     }

@@ -216,7 +216,7 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
                 work.close();
                 failures.computeIfAbsent(proxyId, id -> new BurstLog(log)).warn(
                         "proxy [{}] cannot reach local app {}: {} (public connection from {} closed)",
-                        proxy.name(), proxy.dialer().describe(), Failures.describe(f.cause()), source);
+                        proxy.name(), proxy.dialer().describe(), Failures.describeConnect(f.cause(), proxy.dialer().describe()), source);
             }
         }).channel();
         localConns.add(local);

@@ -161,6 +161,22 @@ class HotReloadTest {
         assertThat(long0.echoes("three")).isTrue();
     }
 
+    @Test
+    void aProxyTheServerRefusesFailsTheReload() throws Exception {
+        EchoServer echo = tunnel.echoServer();
+        TunnelServer server = tunnel.startServer(TunnelExtension.serverConfig());
+        int base = FreePorts.range(2);
+        Path file = Files.writeString(dir.resolve("client.toml"), config(server.port(), base, new int[] {echo.port()}, List.of()));
+        ClientConfig cfg = ClientConfig.load(file);
+        TunnelClient client = tunnel.startClient(cfg);
+        client.awaitRemotePort("p0", Duration.ofSeconds(30));
+        ConfigReloader reloader = new ConfigReloader(client, cfg, file);
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(base + 1)) {
+            Files.writeString(file, config(server.port(), base, new int[] {echo.port(), echo.port()}, List.of()));
+            assertThatReloadFails(reloader, "the server refused proxy [p1] refused: ");
+        }
+    }
+
     private static void assertThatReloadFails(ConfigReloader reloader, String error) {
         org.assertj.core.api.Assertions.assertThatThrownBy(reloader::reload)
                 .isInstanceOf(AdminControl.ReloadException.class).hasMessageContaining(error);

@@ -29,6 +29,7 @@ public abstract class TunnelCommand implements Callable<Integer> {
      * picocli ({@link PlainStart}), anything else through picocli. Exits the JVM with the status.
      */
     protected static void main(String[] args, TunnelCommand command) {
+        LogSetup.defaults(); // until the config's [log] table applies, and for the other commands
         Path direct = PlainStart.configOnly(args);
         if (direct != null) {
             System.exit(PlainStart.run(direct, command::run));
@@ -60,6 +61,21 @@ public abstract class TunnelCommand implements Callable<Integer> {
         } catch (ConfigException e) {
             System.err.println(e.getMessage());
             return null;
+        }
+    }
+
+    /**
+     * Makes SIGTERM ({@code kill}, {@code systemctl stop}) a clean stop that exits 0: the JVM's
+     * own handling runs the shutdown hooks (which stop the service) and then exits 143, which
+     * service managers and scripts read as a failure. Here SIGTERM calls {@code System.exit(0)},
+     * which runs the same hooks first. Where signals cannot be handled the JVM's handling stays.
+     */
+    protected static void exitZeroOnTerm() {
+        try {
+            Signals.handle("TERM", () -> System.exit(0));
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            org.slf4j.LoggerFactory.getLogger(TunnelCommand.class)
+                    .debug("SIGTERM keeps the JVM's handling (exit status 143): {}", e.toString());
         }
     }
 

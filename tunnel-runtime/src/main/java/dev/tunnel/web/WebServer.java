@@ -1,5 +1,6 @@
 package dev.tunnel.web;
 
+import dev.tunnel.runtime.BindFailures;
 import dev.tunnel.tls.TlsContexts;
 import dev.tunnel.tls.TlsFiles;
 import io.netty.bootstrap.ServerBootstrap;
@@ -74,10 +75,11 @@ public final class WebServer implements AutoCloseable {
             log.info("{} listening on {}://{}:{}/{}", what, ssl == null ? "http" : "https", host, bound.getPort(),
                     auth == null ? " without credentials (webServer.user/password are empty)" : "");
             return new WebServer(listener, blocking);
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // bind's IOException too: syncUninterruptibly throws it unchecked
             blocking.shutdownNow();
+            String reason = BindFailures.addressInUse(e) ? "address in use" : e.getMessage();
             throw new IllegalStateException("failed to bind " + what + " on [" + settings.addr() + ":" + settings.port()
-                    + "]: " + e.getMessage(), e);
+                    + "] (webServer.addr, webServer.port): " + reason, e);
         }
     }
 

@@ -42,6 +42,27 @@ class LogSetupTest {
     }
 
     @Test
+    void nettyLogsAtItsOwnLevelWhateverTheTunnelsLevel(@TempDir Path dir) throws Exception {
+        Path quiet = dir.resolve("quiet.log");
+        LogSetup.apply("debug", quiet.toString(), 0, "warn");
+        LoggerFactory.getLogger("io.netty.util.internal.PlatformDependent").debug("-Dio.netty.noUnsafe: false");
+        LoggerFactory.getLogger("dev.tunnel.Some").debug("tunnel debug");
+        assertThat(Files.readString(quiet)).contains("tunnel debug").doesNotContain("io.netty");
+
+        Path asked = dir.resolve("asked.log");
+        LogSetup.apply("info", asked.toString(), 0, "debug");
+        LoggerFactory.getLogger("io.netty.util.internal.PlatformDependent").debug("-Dio.netty.noUnsafe: false");
+        assertThat(Files.readString(asked)).contains("-Dio.netty.noUnsafe");
+    }
+
+    @Test
+    void rejectsUnknownNettyLevel() {
+        assertThatThrownBy(() -> LogSetup.apply("info", "console", 0, "loud"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("log.nettyLevel: \"loud\" (expected one of: trace, debug, info, warn, error)");
+    }
+
+    @Test
     void rejectsUnknownLevel() {
         assertThatThrownBy(() -> LogSetup.apply("verbose", "console"))
                 .isInstanceOf(IllegalArgumentException.class)

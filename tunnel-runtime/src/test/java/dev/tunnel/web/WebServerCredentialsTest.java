@@ -39,6 +39,17 @@ class WebServerCredentialsTest {
     }
 
     @Test
+    void aBusyPortIsNamedWithItsKeys() throws Exception {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            Throwable thrown = catchThrowable(() -> WebServer.start(
+                    new WebSettings("127.0.0.1", taken.getLocalPort(), "", "", null, null),
+                    new Routes().open("/healthz", r -> WebResponse.ok()), group, NioServerSocketChannel.class, "admin API"));
+            assertThat(thrown).isInstanceOf(IllegalStateException.class).hasMessage("failed to bind admin API on [127.0.0.1:"
+                    + taken.getLocalPort() + "] (webServer.addr, webServer.port): address in use");
+        }
+    }
+
+    @Test
     void anEmptyPasswordBeyondLoopbackIsRefusedNamingTheKeys() {
         assertThat(start("0.0.0.0", "admin", "")).isInstanceOf(IllegalStateException.class).hasMessage(
                 "refusing to start admin API: webServer.addr \"0.0.0.0\" is not a loopback address, so webServer.user"

@@ -68,13 +68,9 @@ final class ClientSession implements ProxySession {
     private final String rawClientId;
     private final MuxSession mux;
     private final ServerContext server;
-    private final PortRegistry ports;
-    private final PortQuota quota;
-    private final String proxyBindAddr;
     private final WorkConnPool pool;
     private final SessionLink link;
-    private final PublicPorts publicPorts = new SessionPorts(false);
-    private final PublicPorts udpPorts = new SessionPorts(true);
+    private final PublicPorts publicPorts;
     private final String loginNonce;
     private final SessionProxies proxies;
     private final ArrayDeque<Runnable> heldRequests = new ArrayDeque<>();
@@ -107,9 +103,7 @@ final class ClientSession implements ProxySession {
         this.clientId = rawClientId.isEmpty() ? runId : rawClientId;
         this.mux = mux;
         this.server = server;
-        this.ports = server.ports();
-        this.quota = quota;
-        this.proxyBindAddr = server.proxyBindAddr();
+        this.publicPorts = SessionPorts.of(server.ports(), this, quota, server.proxyBindAddr());
         this.proxies = new SessionProxies(server.names(), this, "client session " + id + " (run id " + runId + ")");
         this.pool = login.tcpMux() ? null : new WorkConnPool(mux.channel(), id, login.poolCount(), server.pool(),
                 login.capabilities().contains(Capabilities.ISSUED_NONCES) ? new IssuedNonces() : null);
@@ -128,6 +122,12 @@ final class ClientSession implements ProxySession {
     @Override
     public String id() {
         return id;
+    }
+
+    @Override
+    public String label() {
+        return "client [" + (!rawClientId.isEmpty() ? rawClientId : !user.isEmpty() ? user : "run " + runId)
+                + "] session " + id;
     }
 
     String runId() {
@@ -327,7 +327,7 @@ final class ClientSession implements ProxySession {
     void closeProxy(int proxyId) {
         SessionProxies.Running proxy = closeProxy(proxyId, null);
         if (proxy != null) {
-            log.info("{} client {} proxy [{}] closed", mux.channel(), id, proxy.ref().name());
+            log.info("{} {} proxy [{}] closed", mux.channel(), label(), proxy.ref().name());
             proxy.ref().closeConnections();
         }
     }
@@ -370,55 +370,6 @@ final class ClientSession implements ProxySession {
         return publicPorts;
     }
 
-    /** This session's view of the server's port registry, counted against its account's quota. */
-    private final class SessionPorts implements PublicPorts {
-        private final boolean udp;
-
-        SessionPorts(boolean udp) {
-            this.udp = udp;
-        }
-
-        @Override
-        public String reserve(int port) {
-            return ports.reserve(port, udp, ClientSession.this, quota);
-        }
-
-        @Override
-        public void bound(int port) {
-            ports.bound(port, udp, ClientSession.this);
-        }
-
-        @Override
-        public void release(int port) {
-            ports.release(port, udp, ClientSession.this, quota);
-        }
-
-        @Override
-        public boolean allowed(int port) {
-            return port == 0 || quota.policy().allowed(port);
-        }
-
-        @Override
-        public boolean isFree(int port) {
-            return ports.isFree(port, udp);
-        }
-
-        @Override
-        public PublicPorts udp() {
-            return udpPorts;
-        }
-
-        @Override
-        public int[] candidates() {
-            return quota.policy().candidates();
-        }
-
-        @Override
-        public String bindAddr() {
-            return proxyBindAddr;
-        }
-    }
-
     /**
      * Releases every port of this client and closes its pool's idle connections; connections in
      * flight go on. Called when its tunnel connection ends or the client says goodbye. Returns a
@@ -441,7 +392,7 @@ final class ClientSession implements ProxySession {
         PromiseCombiner closing = new PromiseCombiner(mux.eventLoop());
         List<Integer> running = proxies.runningIds();
         Batches.run(mux.eventLoop(), running, proxyId -> closeProxy(proxyId, closing), () -> {
-            log.info("{} client session {}: its {} proxies closed", mux.channel(), id, running.size());
+            log.info("{} {}: its {} proxies closed", mux.channel(), label(), running.size());
             closing.finish(done);
         });
         return done;
@@ -454,7 +405,7 @@ final class ClientSession implements ProxySession {
     Future<Void> goodbye(String reason) {
         Promise<Void> released = mux.eventLoop().newPromise();
         mux.eventLoop().execute(() -> {
-            log.info("{} client session {} is leaving ({}): its ports are released", mux.channel(), id, reason);
+            log.info("{} {} is leaving ({}): its ports are released", mux.channel(), label(), reason);
             close().addListener(f -> released.setSuccess(null));
         });
         return released;
@@ -517,7 +468,7 @@ final class ClientSession implements ProxySession {
 
     /** A refusal whose log line adds {@code detail} to what the client is told. */
     private NewProxyResult failed(NewProxy request, String reason, String detail) {
-        log.warn("{} client {} proxy [{}] refused: {}{}", mux.channel(), id, qualified(request.name()), reason, detail);
+        log.warn("{} {} proxy [{}] refused: {}{}", mux.channel(), label(), qualified(request.name()), reason, detail);
         String told = server.detailedErrors() ? reason : "new proxy [" + request.name() + "] error";
         return new NewProxyResult(request.proxyId(), request.name(), 0, told, Options.EMPTY);
     }

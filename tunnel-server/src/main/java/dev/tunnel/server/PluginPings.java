@@ -56,7 +56,7 @@ final class PluginPings extends ChannelInboundHandlerAdapter {
                             calling = false;
                             if (!f.isSuccess() && ctx.channel().isActive()) {
                                 PluginException e = PluginException.of(f.cause(), PluginOp.PING);
-                                log.warn("{} closing client session {}: {}", ctx.channel(), session.id(), e.getMessage());
+                                log.warn("{} closing {}: {}", ctx.channel(), session.label(), e.getMessage());
                                 ctx.close();
                             }
                         });

@@ -335,8 +335,8 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
                     }
                 });
         heartbeat.start(ctx.pipeline().context(TunnelPipeline.HEARTBEAT));
-        log.info("{} client {} logged in with the {} (session {}, version {}{})", ctx.channel(),
-                printable(login.hostname()), account, id, printable(login.clientVersion()),
+        log.info("{} {} logged in from host {} with the {} (run id {}, version {}{})", ctx.channel(), session.label(),
+                printable(login.hostname()), account, printable(login.runId()), printable(login.clientVersion()),
                 identity.renamedFrom(login) ? ", named \"" + printable(identity.user()) + "\" by a server plugin" : "");
         // the session's frame decoder takes over: what the client sent behind its login reaches it now
         TunnelPipeline.endHandshake(ctx.pipeline());
@@ -392,7 +392,7 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
         }
         if (session != null) {
             session.close();
-            log.info("{} client session {} closed, its ports released", ctx.channel(), session.id());
+            log.info("{} {} closed, its ports released", ctx.channel(), session.label());
         }
         ctx.fireChannelInactive();
     }

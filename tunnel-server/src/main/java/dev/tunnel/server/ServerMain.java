@@ -41,6 +41,7 @@ public final class ServerMain extends TunnelCommand {
             return cannotStart("tunnel-server", e);
         }
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "shutdown"));
+        exitZeroOnTerm();
         Footprint.afterStartup();
         server.awaitClose();
         return 0;

@@ -13,7 +13,7 @@ import dev.tunnel.server.config.ServerConfig;
 import dev.tunnel.server.web.ServerApi;
 import dev.tunnel.server.web.ServerStats;
 import dev.tunnel.web.WebServer;
-import dev.tunnel.server.proxy.BindFailures;
+import dev.tunnel.runtime.BindFailures;
 import dev.tunnel.server.proxy.ServerEnvironment;
 import dev.tunnel.server.proxy.ServerProxyType;
 import dev.tunnel.server.plugin.ServerPlugins;
@@ -232,5 +232,6 @@ public final class TunnelServer implements AutoCloseable {
         if (!workerGroup.shutdownGracefully(100, 2000, TimeUnit.MILLISECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS)) {
             log.warn("shutting down: the event loops did not report their end within 5 s; exiting anyway");
         }
+        log.info("tunnel server stopped ({} client sessions closed)", sessions.size());
     }
 }

@@ -489,6 +489,13 @@ class ClientConfigTest {
     }
 
     @Test
+    void aServerConfigIsRecognizedAsSuch() {
+        assertThat(messages("bindPort = 7000\nauth.token = \"t\"\nvhostHTTPPort = 8080\n")).containsExactly(
+                "c.toml:1: bindPort: this looks like a server config (it sets bindPort): run it with tunnel-server; a client config"
+                        + " sets serverAddr, serverPort and [[proxies]]");
+    }
+
+    @Test
     void unknownKeyWithSuggestionAndLine() {
         assertThat(messages("serverAddr = \"x\"\n\n[transport]\n\ntcpMx = true\n[[proxies]]\nname = \"a\"\nlocalPort = 1\nremote_port = 6000\n"))
                 .containsExactly(

@@ -19,4 +19,22 @@ public final class Failures {
         }
         return message == null || message.isBlank() ? cause.getClass().getSimpleName() : message;
     }
+
+    /**
+     * Why a connect to {@code target} failed: "connection refused by HOST:PORT" when nothing
+     * listens there (epoll's {@code finishConnect(..) failed with error(-111)}, NIO's
+     * {@code Connection refused}), else {@link #describe}.
+     */
+    public static String describeConnect(Throwable cause, String target) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t instanceof io.netty.channel.unix.Errors.NativeIoException e && e.expectedErr() == ECONNREFUSED_NEGATIVE
+                    || t instanceof java.net.ConnectException && String.valueOf(t.getMessage()).contains("Connection refused")) {
+                return "connection refused by " + target;
+            }
+        }
+        return describe(cause);
+    }
+
+    /** -ECONNREFUSED on the Linux architectures Netty ships epoll natives for. */
+    private static final int ECONNREFUSED_NEGATIVE = -111;
 }

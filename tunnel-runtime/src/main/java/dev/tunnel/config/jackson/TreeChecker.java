@@ -54,6 +54,12 @@ final class TreeChecker {
     /** Checks and fixes up {@code root} in place; every problem goes to the error collector. */
     void check(ObjectNode root, JavaType type) {
         this.rootType = type;
+        Map.Entry<String, String> otherSide = OtherSide.of(root, properties(type));
+        if (otherSide != null) {
+            errors.add(otherSide.getKey(), otherSide.getValue());
+            root.removeAll(); // its other keys would each be "unknown", which says less
+            return;
+        }
         object(root, type, "");
     }
 

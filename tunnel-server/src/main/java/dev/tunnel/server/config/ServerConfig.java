@@ -3,7 +3,6 @@ package dev.tunnel.server.config;
 import dev.tunnel.config.ConfigException;
 import dev.tunnel.config.MuxTransportConfig;
 import dev.tunnel.config.TokenAuthConfig;
-import dev.tunnel.runtime.LogConfig;
 import dev.tunnel.tls.TlsFilesConfig;
 import dev.tunnel.server.proxy.ServerProxyTypes;
 import dev.tunnel.config.ConfigLoader;
@@ -79,7 +78,7 @@ public class ServerConfig {
     public Auth auth = new Auth();
     public Transport transport = new Transport();
     /** {@code [log]}. */
-    public LogConfig log = new LogConfig();
+    public ServerLogConfig log = new ServerLogConfig();
     /** {@code [webServer]}: dashboard, REST API and /metrics; off until a port is set. */
     public WebServerConfig webServer = new WebServerConfig();
     /** Serve Prometheus metrics on the web server at {@code /metrics}. */

@@ -16,7 +16,8 @@ import io.netty.util.concurrent.GlobalEventExecutor;
  * One running proxy as its public connections see it: the client's id for it (streams and work
  * connections name it), its name for log lines, its traffic (counted by the relays, read by the
  * dashboard from any thread) and its open public connections (closed when the client closes the
- * proxy). A {@link SessionLink} {@linkplain #track tracks} every public connection it carries.
+ * proxy). A {@link SessionLink} {@linkplain #track tracks} every public connection it carries,
+ * and each gets its line in the log when it closes ({@link ConnectionLog}).
  */
 public final class ProxyRef {
     private final int id;
@@ -117,6 +118,7 @@ public final class ProxyRef {
         if (bucket != null) {
             pipeline.addFirst(TunnelPipeline.BANDWIDTH, new ReadLimiter(bucket));
         }
+        ConnectionLog.carries(publicConn, name);
     }
 
     /** Public connections this proxy carries now. */

@@ -6,8 +6,14 @@ package dev.tunnel.server.proxy;
  */
 public interface ProxySession {
 
-    /** The session id (log lines). */
+    /** The session id (the registry's key). */
     String id();
+
+    /**
+     * The client as log lines name it: {@code client [home]} by its {@code clientID}, else by its
+     * user, else by its run id ({@code client [run 4f2a...]}), then the session id.
+     */
+    String label();
 
     /** The user the client logged in as, "" for the shared token. */
     String user();

@@ -1,5 +1,6 @@
 package dev.tunnel.server.proxy;
 
+import dev.tunnel.runtime.BindFailures;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.util.concurrent.Future;
@@ -115,7 +116,7 @@ public final class PublicPortBinding {
             if (wanted == 0) {
                 ports.bound(port);
             }
-            log.info("{} client {} proxy [{}] listening on {}:{}{}", session.link().control(), session.id(), name,
+            log.info("{} {} proxy [{}] listening on {}:{}{}", session.link().control(), session.label(), name,
                     host, port, kind.isEmpty() ? "" : " (" + kind.trim() + ")");
             if (!started.trySuccess(proxy)) {
                 close(); // the session closed meanwhile

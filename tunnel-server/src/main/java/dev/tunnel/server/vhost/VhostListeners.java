@@ -5,6 +5,7 @@ import dev.tunnel.protocol.relay.RelayedSockets;
 import dev.tunnel.protocol.transport.Transports;
 import dev.tunnel.server.inbound.ProxyHeaderGate;
 import dev.tunnel.server.inbound.TrustedSources;
+import dev.tunnel.server.proxy.ConnectionLog;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -50,6 +51,7 @@ public final class VhostListeners implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         publicConns.add(ch);
+                        ConnectionLog.install(ch);
                         ProxyHeaderGate.install(ch.pipeline(), trust);
                         HttpVhostHandler.install(ch.pipeline(), settings, "http", affinity);
                     }
@@ -61,6 +63,7 @@ public final class VhostListeners implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         publicConns.add(ch);
+                        ConnectionLog.install(ch);
                         ProxyHeaderGate.install(ch.pipeline(), trust);
                         ch.pipeline().addLast(TunnelPipeline.SNI, new SniRouter(settings));
                     }

@@ -12,12 +12,15 @@ import io.prometheus.metrics.model.snapshots.CounterSnapshot.CounterDataPointSna
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.prometheus.metrics.model.snapshots.UnknownSnapshot;
 import io.prometheus.metrics.model.snapshots.UnknownSnapshot.UnknownDataPointSnapshot;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.Map;
 
@@ -34,7 +37,10 @@ import java.util.Map;
  * traffic series are counters in frp; the Java writer would name a counter {@code ..._total}, so
  * they are exposed untyped under frp's exact names ({@code rate()} works on them alike).
  *
- * <p>The tunnel's own: {@code tunnel_server_session_rtt_seconds{client,user}} (the heartbeat's
+ * <p>The process's and the JVM's: {@link RuntimeMetrics}.
+ *
+ * <p>The tunnel's own, per session labelled by the stable client id ({@link #stableId}):
+ * {@code tunnel_server_session_rtt_seconds{client,user}} (the heartbeat's
  * smoothed round trip per session), {@code tunnel_server_session_window_stalls_total{client,user}}
  * (times a stream toward the client had bytes but no credit: transitions, not bytes),
  * {@code tunnel_server_session_queue_delay_seconds{client,user}} (moving average of a ready
@@ -114,11 +120,12 @@ final class ServerMetrics {
                 .help("Times a stream of the session had bytes to send to the client but no credit from it");
         GaugeSnapshot.Builder queueDelay = GaugeSnapshot.builder().name("tunnel_server_session_queue_delay_seconds")
                 .help("Moving average of how long a stream with bytes waited for its turn on the session's express connection");
+        Set<String> labelled = new HashSet<>();
         for (ServerStats.ClientView c : clients) {
             if (!c.online()) {
                 continue;
             }
-            Labels session = Labels.of("client", c.key(), "user", c.user());
+            Labels session = Labels.of("client", stableId(c, labelled), "user", c.user());
             if (c.rttNanos() > 0) {
                 rtt.dataPoint(gauge(c.rttNanos() / 1e9, session));
             }
@@ -165,10 +172,25 @@ final class ServerMetrics {
             }
         });
 
-        return MetricSnapshots.of(clientCounts.build(), proxyCounts.build(), detailed.build(), connections.build(),
+        MetricSnapshots.Builder all = MetricSnapshots.builder();
+        for (MetricSnapshot m : List.of(clientCounts.build(), proxyCounts.build(), detailed.build(), connections.build(),
                 trafficIn.build(), trafficOut.build(), rtt.build(), stalls.build(), queueDelay.build(), failedLogins,
                 refused, udpDrops.build(), vhostAnswered.build(), upstreams.build(), retried.build(),
-                refusedVisitors.build());
+                refusedVisitors.build())) {
+            all.metricSnapshot(m);
+        }
+        RuntimeMetrics.addTo(all);
+        return all.build();
+    }
+
+    /**
+     * The session's {@code client} label: its {@code clientID}, else its user, else its run id
+     * (which a client keeps across reconnects): a series outlives a reconnect. Two online sessions
+     * that would share one (two clients of one user, neither with a clientID) fall back to their run ids.
+     */
+    static String stableId(ServerStats.ClientView c, Set<String> taken) {
+        String id = !c.clientId().equals(c.runId()) ? c.clientId() : !c.user().isEmpty() ? c.user() : c.runId();
+        return taken.add(id) ? id : c.runId();
     }
 
     private static CounterDataPointSnapshot counter(long value, Labels labels) {

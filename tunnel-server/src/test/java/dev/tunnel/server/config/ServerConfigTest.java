@@ -296,6 +296,13 @@ class ServerConfigTest {
     }
 
     @Test
+    void aClientConfigIsRecognizedAsSuch() {
+        assertThat(messages("serverAddr = \"vps.example\"\nserverPort = 7000\n[[proxies]]\nname = \"a\"\n")).containsExactly(
+                "s.toml:1: serverAddr: this looks like a client config (it sets serverAddr): run it with tunnel-client; a server"
+                        + " config sets bindPort");
+    }
+
+    @Test
     void unknownKeyWithSuggestion() {
         assertThat(messages("bindPort = 7000\n[transport]\ntcpMx = true\n")).containsExactly(
                 "s.toml:3: unknown key \"transport.tcpMx\" (did you mean \"transport.tcpMux\"?)");

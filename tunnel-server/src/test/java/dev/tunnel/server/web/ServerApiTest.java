@@ -236,6 +236,21 @@ class ServerApiTest {
     }
 
     @Test
+    void metricsHaveProcessJvmAndNettyFiguresAndSessionsByTheirStableId() throws Exception {
+        stats.clientOnline("2", "ops", "run-b", "0.1.0", "pi", "192.0.2.8", "pi-1", java.util.Map.of(),
+                new Figures(7_000_000L, 0, 0));
+        stats.clientOnline("3", "ops", "run-c", "0.1.0", "pi", "192.0.2.9", "", java.util.Map.of(),
+                new Figures(8_000_000L, 0, 0));
+        String body = get("/metrics", true).body();
+        assertThat(body).contains("tunnel_server_session_rtt_seconds{client=\"pi-1\",user=\"ops\"} 0.007",
+                "tunnel_server_session_rtt_seconds{client=\"ops\",user=\"ops\"} 0.008",
+                "process_resident_memory_bytes ", "process_open_fds ", "jvm_threads_current ",
+                "jvm_gc_collection_seconds_count{gc=", "jvm_memory_used_bytes{area=\"heap\"}",
+                "tunnel_netty_direct_memory_used_bytes ");
+        assertThat(body).doesNotContain("run-b", "run-c");
+    }
+
+    @Test
     void aUdpProxysDroppedDatagramsShowInMetricsAndTheApiAcrossARestart() throws Exception {
         UdpDrops first = new UdpDrops(NOPLogger.NOP_LOGGER, "proxy [dns]");
         stats.proxyOpened("dns", "udp", "", "run-a", 6003, new Datagrams(first));

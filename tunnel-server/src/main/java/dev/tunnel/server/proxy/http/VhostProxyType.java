@@ -147,7 +147,7 @@ public final class VhostProxyType implements ServerProxyType {
             Vhosts.Registration registration = vhosts.register(new SessionTarget(session.link(), ref),
                     VhostOptions.spec(request.options(), https), session.user(),
                     allowed.getOrDefault(session.user(), DomainAllowList.any()), VhostOptions.group(request.options()));
-            log.info("{} client {} {} proxy [{}] serves {} on port {}{}", session.link().control(), session.id(), name(),
+            log.info("{} {} {} proxy [{}] serves {} on port {}{}", session.link().control(), session.label(), name(),
                     request.qualifiedName(), registration.domains(), registration.port(https),
                     VhostOptions.groupSuffix(request.options()));
             return loop.newSucceededFuture(new RoutedProxy(registration, registration.port(https), loop));

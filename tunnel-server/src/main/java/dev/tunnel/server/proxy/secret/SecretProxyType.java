@@ -71,7 +71,7 @@ public final class SecretProxyType implements ServerProxyType {
         if (refused != null) {
             return failed(session, refused);
         }
-        log.info("{} client {} {} registered for visitors (allowUsers {})", session.link().control(), session.id(),
+        log.info("{} {} {} registered for visitors (allowUsers {})", session.link().control(), session.label(),
                 provider, allowUsers.isEmpty() ? "[only " + (session.user().isEmpty() ? "clients without a user"
                         : session.user()) + "]" : allowUsers);
         RunningProxy running = new RunningProxy() {

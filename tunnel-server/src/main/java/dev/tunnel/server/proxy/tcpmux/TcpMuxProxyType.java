@@ -152,7 +152,7 @@ public final class TcpMuxProxyType implements ServerProxyType {
                     o.string("routeByHTTPUser", ""));
             Vhosts.Registration registration = vhosts.register(new SessionTarget(session.link(), ref), spec,
                     session.user(), allowed.getOrDefault(session.user(), DomainAllowList.any()), VhostOptions.group(o));
-            log.info("{} client {} tcpmux proxy [{}] serves {} on port {}{}", session.link().control(), session.id(),
+            log.info("{} {} tcpmux proxy [{}] serves {} on port {}{}", session.link().control(), session.label(),
                     request.qualifiedName(), registration.domains(), port(), VhostOptions.groupSuffix(o));
             return loop.newSucceededFuture(new RoutedProxy(registration, port(), loop));
         } catch (Vhosts.Refused e) {

@@ -1,4 +1,4 @@
-package dev.tunnel.server.proxy;
+package dev.tunnel.runtime;
 
 import io.netty.channel.unix.Errors;
 import java.net.BindException;
