@@ -104,7 +104,7 @@ class OneConnectionTest {
             tunnel.builder().existingServer(server).proxy("echo" + i, echo.port()).start();
         }
         Map<String, Long> sessionsByLoop = CapturedLogs.snapshot().stream()
-                .filter(line -> line.contains("logged in with the"))
+                .filter(line -> line.contains(" logged in from host "))
                 .collect(Collectors.groupingBy(OneConnectionTest::threadOf, Collectors.counting()));
         assertThat(sessionsByLoop).as("sessions per server event loop").hasSize(2).containsValues(2L);
     }

@@ -45,7 +45,13 @@ public final class AdminCommands {
             try {
                 res = call(client);
             } catch (java.io.IOException e) {
-                System.err.println("cannot reach the client's admin API at " + client.base() + ": " + e);
+                System.err.println(unreachable(client.base(), e));
+                return 1;
+            }
+            if (res.statusCode() == 401) {
+                System.err.println(name() + " failed: HTTP 401 from " + client.base() + ": webServer.user and"
+                        + " webServer.password in " + config + " are not the running client's (it reads them when it"
+                        + " starts: restart it after changing them)");
                 return 1;
             }
             if (res.statusCode() != 200) {
@@ -53,6 +59,13 @@ public final class AdminCommands {
                 return 1;
             }
             return print(res.body());
+        }
+
+        /** What to check when the admin API at {@code base} cannot be reached. */
+        private String unreachable(String base, java.io.IOException e) {
+            String why = e instanceof java.net.ConnectException ? "connection refused" : String.valueOf(e.getMessage());
+            return "cannot reach the client's admin API at " + base + " (" + why + "): is tunnel-client running"
+                    + " with " + config + ", and do webServer.addr and webServer.port in it match the running client's?";
         }
 
         abstract String name();
