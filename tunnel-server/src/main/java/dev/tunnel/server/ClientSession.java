@@ -8,8 +8,6 @@ import dev.tunnel.protocol.Options;
 import dev.tunnel.protocol.auth.ChannelBinding;
 import dev.tunnel.protocol.auth.ConnectionProof;
 import dev.tunnel.protocol.mux.MuxSession;
-import dev.tunnel.protocol.relay.Bandwidth;
-import dev.tunnel.protocol.relay.TokenBucket;
 import dev.tunnel.protocol.transport.LastWrites;
 import dev.tunnel.server.plugin.NewProxyFields;
 import dev.tunnel.server.plugin.PluginException;
@@ -18,7 +16,6 @@ import dev.tunnel.server.plugin.PluginRequests;
 import dev.tunnel.server.plugin.ServerPlugins;
 import dev.tunnel.server.plugin.UserInfo;
 import dev.tunnel.server.proxy.ProxyRef;
-import dev.tunnel.server.proxy.VisitorRules;
 import dev.tunnel.server.web.ServerStats;
 import dev.tunnel.server.proxy.ProxyRefusedException;
 import dev.tunnel.server.proxy.ProxyRequest;
@@ -52,8 +49,6 @@ import org.slf4j.LoggerFactory;
  */
 final class ClientSession implements ProxySession {
     private static final Logger log = LoggerFactory.getLogger(ClientSession.class);
-    /** The proxy types whose public side a {@code loadBalancer.group} balances, as in frp. */
-    private static final List<String> GROUP_TYPES = List.of("tcp", "http", "https", "tcpmux");
 
     private final String id;
     private final String user;
@@ -276,25 +271,11 @@ final class ClientSession implements ProxySession {
 
     /** Starts an admitted proxy, with its settings as the plugins left them. */
     private void runProxy(ServerProxyType type, NewProxy request, Consumer<NewProxyResult> reply) {
-        if (request.options().has("loadBalancer.group") && !GROUP_TYPES.contains(request.type())) {
-            proxies.abandon(request.proxyId());
-            reply.accept(failed(request, "loadBalancer.group: groups are for proxy types " + String.join(", ", GROUP_TYPES)
-                    + " (this proxy is " + request.type() + ")"));
-            return;
-        }
         ProxyRef proxy = new ProxyRef(request.proxyId(), qualified(request.name()));
-        String badLimit = limitBandwidth(proxy, request.options());
-        if (badLimit == null) {
-            try {
-                proxy.visitorRules(VisitorRules.from(proxy.name(), request.options(), server.stats().refusedVisitors(),
-                        System::nanoTime));
-            } catch (IllegalArgumentException e) {
-                badLimit = e.getMessage();
-            }
-        }
-        if (badLimit != null) {
+        String refusal = ProxySettings.apply(proxy, request, server.stats().refusedVisitors());
+        if (refusal != null) {
             proxies.abandon(request.proxyId());
-            reply.accept(failed(request, badLimit));
+            reply.accept(failed(request, refusal));
             return;
         }
         ProxyRequest start = new ProxyRequest(proxy, request.name(), request.type(), request.options());
@@ -314,7 +295,7 @@ final class ClientSession implements ProxySession {
             }
             proxies.started(request.proxyId(), new SessionProxies.Running(request.name(), request.type(), proxy, running));
             server.stats().proxyOpened(proxy.name(), request.type(), user, clientId, running.remotePort(),
-                    labels(request.options()), new ServerStats.Counted(proxy));
+                    ProxySettings.labels(request.options()), new ServerStats.Counted(proxy));
             reply.accept(new NewProxyResult(request.proxyId(), request.name(), running.remotePort(), "",
                     running.details()));
         });
@@ -436,29 +417,6 @@ final class ClientSession implements ProxySession {
     }
 
     /**
-     * {@code transport.bandwidthLimit} with {@code transport.bandwidthLimitMode = "server"}: the
-     * proxy's public connections read through one bucket. The client sends both keys only in
-     * server mode (in client mode it paces its own reads). Returns why the options are wrong, or
-     * null.
-     */
-    private static String limitBandwidth(ProxyRef proxy, Options options) {
-        String mode = options.string("transport.bandwidthLimitMode", Bandwidth.MODE_CLIENT);
-        if (!mode.equals(Bandwidth.MODE_SERVER)) {
-            return mode.equals(Bandwidth.MODE_CLIENT) ? null
-                    : "transport.bandwidthLimitMode: \"" + mode + "\" (expected: \"client\" or \"server\")";
-        }
-        try {
-            long limit = Bandwidth.parse(options.string("transport.bandwidthLimit", ""));
-            if (limit > 0) {
-                proxy.bandwidth(new TokenBucket(limit));
-            }
-            return null;
-        } catch (IllegalArgumentException e) {
-            return "transport.bandwidthLimit: " + e.getMessage();
-        }
-    }
-
-    /**
      * A refusal: logged with its reason; the client gets the reason, or frp's generic "new proxy
      * [NAME] error" with {@code detailedErrorsToClient = false}.
      */
@@ -471,12 +429,5 @@ final class ClientSession implements ProxySession {
         log.warn("{} {} proxy [{}] refused: {}{}", mux.channel(), label(), qualified(request.name()), reason, detail);
         String told = server.detailedErrors() ? reason : "new proxy [" + request.name() + "] error";
         return new NewProxyResult(request.proxyId(), request.name(), 0, told, Options.EMPTY);
-    }
-
-    /** What the API shows of a proxy's {@code metadatas.*}, {@code annotations.*}, group and domains. */
-    private static ServerStats.ProxyLabels labels(Options options) {
-        return new ServerStats.ProxyLabels(options.map("metadatas"), options.map("annotations"),
-                options.string("loadBalancer.group", ""), options.list("customDomains"),
-                options.string("subdomain", ""), options.list("locations"));
     }
 }

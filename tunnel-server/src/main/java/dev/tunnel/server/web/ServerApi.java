@@ -245,7 +245,7 @@ public final class ServerApi {
     }
 
     private void writeProxy(JsonGenerator json, ServerStats.ProxyView p) throws IOException {
-        ServerStats.ProxyLabels labels = p.labels();
+        ProxyLabels labels = p.labels();
         json.writeStartObject();
         json.writeStringField("name", p.name());
         json.writeStringField("type", p.type()); // not in frp, nor the two below
@@ -290,7 +290,7 @@ public final class ServerApi {
     }
 
     /** The host names a vhost proxy answers for: its custom domains and its subdomain under subDomainHost. */
-    private List<String> domains(ServerStats.ProxyLabels labels) {
+    private List<String> domains(ProxyLabels labels) {
         if (labels.subdomain().isEmpty() || config.subDomainHost.isEmpty()) {
             return labels.customDomains();
         }

@@ -152,7 +152,7 @@ class ServerApiTest {
 
     @Test
     void aVhostProxyListsItsDomainsUnderFrpsNamesAndAsHostNames() throws Exception {
-        stats.proxyOpened("blog", "http", "", "run-a", 8080, new ServerStats.ProxyLabels(java.util.Map.of(),
+        stats.proxyOpened("blog", "http", "", "run-a", 8080, new ProxyLabels(java.util.Map.of(),
                 java.util.Map.of(), "", List.of("blog.example.org"), "blog", List.of("/", "/admin")), new Fixed(0, 0, 0));
         JsonNode blog = json("/api/proxy/http/blog");
         assertThat(blog.get("domains")).extracting(JsonNode::asText)
@@ -183,7 +183,7 @@ class ServerApiTest {
     void labelsShowUnderFrpsNamesAndTheGroupKeyNever() throws Exception {
         stats.clientOnline("2", "ops", "run-b", "0.1.0", "pi", "192.0.2.8", "pi-1", java.util.Map.of("site", "home"),
                 new Figures(0, 0, 0));
-        stats.proxyOpened("ops.db", "tcp", "ops", "pi-1", 6003, new ServerStats.ProxyLabels(
+        stats.proxyOpened("ops.db", "tcp", "ops", "pi-1", 6003, new ProxyLabels(
                 java.util.Map.of("owner", "ops"), java.util.Map.of("prefix/key2", "value2"), "dbs"), new Fixed(0, 0, 0));
         JsonNode client = json("/api/clients?clientId=pi-1").get(0);
         assertThat(client.get("clientID").asText()).isEqualTo("pi-1");
