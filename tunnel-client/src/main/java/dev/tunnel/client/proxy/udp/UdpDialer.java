@@ -8,6 +8,7 @@ import dev.tunnel.protocol.transport.Transports;
 import dev.tunnel.protocol.udp.UdpDrops;
 import dev.tunnel.protocol.udp.UdpLimits;
 import dev.tunnel.protocol.udp.UdpLocalRelay;
+import dev.tunnel.protocol.udp.UdpQueueBudget;
 import dev.tunnel.protocol.udp.UdpSockets;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.ChannelFuture;
@@ -32,6 +33,7 @@ public final class UdpDialer implements LocalDialer, StreamDialer {
     private final String name;
     private final InetSocketAddress local;
     private final UdpDrops drops;
+    private final UdpQueueBudget budget = UdpQueueBudget.perProxy();
 
     public UdpDialer(String name, InetSocketAddress local) {
         this.name = name;
@@ -41,7 +43,7 @@ public final class UdpDialer implements LocalDialer, StreamDialer {
 
     @Override
     public void accept(MuxStream stream, EventLoop loop, String source, ChannelGroup localConns, int size) {
-        UdpLocalRelay relay = new UdpLocalRelay(stream, size, drops, UdpLimits.LOCAL_IDLE_NANOS);
+        UdpLocalRelay relay = new UdpLocalRelay(stream, size, drops, budget, UdpLimits.LOCAL_IDLE_NANOS);
         ChannelFuture connecting = UdpSockets.configure(new Bootstrap(), Transports.datagramChannel(), size)
                 .group(loop)
                 .channel(Transports.datagramChannel())
