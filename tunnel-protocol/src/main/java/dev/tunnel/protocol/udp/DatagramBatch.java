@@ -34,6 +34,7 @@ final class DatagramBatch {
     private final UdpDrops drops;
     private final WaitingDatagrams waiting;
     private ByteBuf batch;
+    private boolean flushPending;
 
     DatagramBatch(MuxStream stream, ByteBufAllocator alloc, UdpDrops drops, UdpQueueBudget budget) {
         this.stream = stream;
@@ -47,7 +48,8 @@ final class DatagramBatch {
      * before it; otherwise queues it in the entrance queue (dropping the oldest waiting when
      * full), or drops it when the stream is closed.
      *
-     * @return true when this datagram started the batch (the owner must {@link #flush()} it)
+     * @return true when the owner must call {@link #flush()} at the end of this read (the first
+     *         datagram since the last flush that was framed or queued)
      */
     boolean add(ByteBuf payload, Object peer) {
         if (stream.isClosed()) {
@@ -57,17 +59,18 @@ final class DatagramBatch {
         }
         int framed = payload.readableBytes() + DatagramFrames.HEADER_BYTES;
         if (waiting.isEmpty() && stream.canQueue(bytes() + framed, UdpLimits.STREAM_QUEUE)) {
-            return frame(payload);
+            frame(payload);
+        } else {
+            waiting.offer(payload, UdpDrops.tunnelFull(stream), peer);
         }
-        waiting.offer(payload, UdpDrops.tunnelFull(stream), peer);
-        stream.isWritable(); // false here: asks the stream to call onWritable once it drains
-        return false;
+        boolean first = !flushPending;
+        flushPending = true;
+        return first;
     }
 
-    private boolean frame(ByteBuf payload) {
+    private void frame(ByteBuf payload) {
         int length = payload.readableBytes();
-        boolean first = batch == null;
-        if (first) {
+        if (batch == null) {
             // room for a full read of datagrams like this one; grows (up to the queue bound) if they are larger
             int framed = length + DatagramFrames.HEADER_BYTES;
             batch = alloc.directBuffer(Math.min(framed * UdpLimits.DATAGRAMS_PER_READ, UdpLimits.STREAM_QUEUE),
@@ -78,7 +81,6 @@ final class DatagramBatch {
         } finally {
             payload.release();
         }
-        return first;
     }
 
     /** Bytes framed since the last flush. */
@@ -91,27 +93,27 @@ final class DatagramBatch {
         return waiting.bytes();
     }
 
-    /** Writes the datagrams framed since the last call onto the stream, as one buffer. */
-    void flush() {
-        ByteBuf out = batch;
-        batch = null;
-        if (out != null) {
-            stream.write(out); // released by the stream if it has closed meanwhile
-        }
-    }
-
     /**
-     * The stream can take more: moves the oldest waiting datagrams onto it, as one write, as far
-     * as its queue bound allows; asks to be called again if some still wait.
+     * The read is over, or the stream can take more: writes what was framed, then the oldest
+     * waiting datagrams, onto the stream (one write per {@link UdpLimits#STREAM_QUEUE} at most),
+     * as long as it takes them; if some still wait, the stream calls {@code onWritable} (and so
+     * this) once it drains.
      */
-    void drain() {
-        while (!waiting.isEmpty()
-                && stream.canQueue(bytes() + waiting.peekLength() + DatagramFrames.HEADER_BYTES, UdpLimits.STREAM_QUEUE)) {
-            frame(waiting.poll());
-        }
-        flush();
-        if (!waiting.isEmpty()) {
-            stream.isWritable(); // arms the next onWritable
+    void flush() {
+        flushPending = false;
+        do {
+            while (!waiting.isEmpty() && stream.canQueue(bytes() + waiting.peekLength() + DatagramFrames.HEADER_BYTES,
+                    UdpLimits.STREAM_QUEUE)) {
+                frame(waiting.poll());
+            }
+            ByteBuf out = batch;
+            batch = null;
+            if (out != null) {
+                stream.write(out); // released by the stream if it has closed meanwhile
+            }
+        } while (!waiting.isEmpty() && stream.isWritable()); // false arms onWritable
+        if (stream.isClosed()) {
+            waiting.release();
         }
     }
 

@@ -55,13 +55,13 @@ final class UdpAssociation implements StreamHandler {
      * stream's queue and the batch would exceed {@link UdpLimits#STREAM_QUEUE}. The front calls
      * {@link #flushBatch()} when its read is complete.
      *
-     * @return true when this is the batch's first datagram (the front must flush it)
+     * @return true when the front must call {@link #flushBatch()} when its read is complete
      */
     boolean send(ByteBuf payload) {
         return batch.add(payload, peer); // dropped, and counted, once the stream has ended
     }
 
-    /** Writes the datagrams framed since the last call onto the stream, as one buffer. */
+    /** Writes the datagrams framed or waiting since the last call onto the stream, as far as it takes them. */
     void flushBatch() {
         batch.flush();
     }
@@ -101,6 +101,6 @@ final class UdpAssociation implements StreamHandler {
 
     @Override
     public void onWritable() {
-        batch.drain(); // datagrams that found the stream full wait in the entrance queue
+        batch.flush(); // datagrams that found the stream full wait in the entrance queue
     }
 }

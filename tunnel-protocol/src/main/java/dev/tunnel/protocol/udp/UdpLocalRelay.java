@@ -173,7 +173,7 @@ public final class UdpLocalRelay extends ChannelInboundHandlerAdapter implements
     @Override
     public void onWritable() {
         if (batch != null) {
-            batch.drain(); // datagrams that found the stream full wait in the entrance queue
+            batch.flush(); // datagrams that found the stream full wait in the entrance queue
         }
     }
 

@@ -173,6 +173,29 @@ class UdpOverMuxTest {
     }
 
     @Test
+    void aReadLargerThanTheStreamQueueWaitsAtTheEntranceAndFollowsAtOnceWhenCreditAllows() {
+        MuxSettings wide = new MuxSettings(4 * 1024 * 1024, 4 * 1024 * 1024);
+        try (MuxPair big = new MuxPair(wide, wide)) {
+            UdpFront front = new UdpFront("proxy [test]", p -> big.server.openStream(1, p.toString()), 1500, 16,
+                    TimeUnit.SECONDS.toNanos(60));
+            EmbeddedChannel socket = socket(front);
+            Object[] read = new Object[300]; // 360 KB in one read: more than the stream's 128 KiB queue
+            for (int i = 0; i < read.length; i++) {
+                read[i] = new DatagramPacket(Unpooled.wrappedBuffer(numbered(i, 1200)), LOCAL, peer(1));
+            }
+            socket.writeInbound(read);
+            big.shuttle();
+            List<Integer> expected = new ArrayList<>();
+            for (int i = 0; i < read.length; i++) {
+                expected.add(i);
+            }
+            assertThat(seqs(decode(big.acceptedByClient.get(0)))).containsExactlyElementsOf(expected);
+            assertThat(front.drops().total()).isZero();
+            assertThat(front.budget().used()).isZero();
+        }
+    }
+
+    @Test
     void anAssociationEndingWithDatagramsWaitingFreesThemAndGivesTheBudgetBack() {
         UdpFront front = front(16, TimeUnit.SECONDS.toNanos(60));
         EmbeddedChannel socket = socket(front);
