@@ -13,10 +13,11 @@ import java.net.InetSocketAddress;
  * peer sends is framed onto the stream, what the stream brings back goes out of the front's
  * socket to the peer.
  *
- * <h3>Dropping instead of queueing</h3>
+ * <h3>Dropping the oldest at the entrance</h3>
  * A datagram goes onto the stream while fewer than {@link UdpLimits#STREAM_QUEUE} bytes wait there
- * (for credit or for the tunnel connection), otherwise it is dropped and counted, so a burst
- * rides out a short stall but UDP never queues without bound; the session's scheduler serves the
+ * (for credit or for the tunnel connection); otherwise it waits at the entrance, within
+ * {@link UdpLimits#ASSOCIATION_QUEUE} and the proxy's {@link UdpQueueBudget}, the oldest waiting
+ * dropped and counted when full, so a burst rides out a stall but UDP never queues without bound; the session's scheduler serves the
  * stream in turn with the others, so it never holds back the session's TCP streams. The stream
  * holds a receive window of at least {@link UdpLimits#STREAM_WINDOW} (as the budget allows). A
  * datagram from the stream is dropped when the socket's outbound queue is full; see
@@ -34,12 +35,12 @@ final class UdpAssociation implements StreamHandler {
     private boolean ended;
 
     UdpAssociation(UdpFront front, Channel socket, InetSocketAddress peer, MuxStream stream, int maxPacketSize,
-                   UdpDrops drops, RelayCounter counter) {
+                   UdpDrops drops, UdpQueueBudget budget, RelayCounter counter) {
         this.front = front;
         this.socket = socket;
         this.peer = peer;
         this.stream = stream;
-        this.batch = new DatagramBatch(stream, socket.alloc(), drops);
+        this.batch = new DatagramBatch(stream, socket.alloc(), drops, budget);
         this.delivery = new DatagramDelivery(stream, maxPacketSize, drops, counter);
         stream.handler(this);
         stream.holdReceiveWindow(UdpLimits.STREAM_WINDOW);
@@ -50,17 +51,17 @@ final class UdpAssociation implements StreamHandler {
     }
 
     /**
-     * Frames {@code payload} (owned) into this read's batch, or drops it when the stream's queue
-     * and the batch would exceed {@link UdpLimits#STREAM_QUEUE}. The front calls
+     * Frames {@code payload} (owned) into this read's batch, or queues it at the entrance when the
+     * stream's queue and the batch would exceed {@link UdpLimits#STREAM_QUEUE}. The front calls
      * {@link #flushBatch()} when its read is complete.
      *
-     * @return true when this is the batch's first datagram (the front must flush it)
+     * @return true when the front must call {@link #flushBatch()} when its read is complete
      */
     boolean send(ByteBuf payload) {
         return batch.add(payload, peer); // dropped, and counted, once the stream has ended
     }
 
-    /** Writes the datagrams framed since the last call onto the stream, as one buffer. */
+    /** Writes the datagrams framed or waiting since the last call onto the stream, as far as it takes them. */
     void flushBatch() {
         batch.flush();
     }
@@ -100,6 +101,6 @@ final class UdpAssociation implements StreamHandler {
 
     @Override
     public void onWritable() {
-        // datagrams that found the stream full were dropped; nothing waits
+        batch.flush(); // datagrams that found the stream full wait in the entrance queue
     }
 }

@@ -20,7 +20,10 @@ public final class UdpDrops {
     public enum Reason {
         /** Longer than {@code udpPacketSize}. */
         OVERSIZE("longer than udpPacketSize"),
-        /** The association's stream had {@link UdpLimits#STREAM_QUEUE} bytes waiting (out of credit, the tunnel connection over its watermark) or its session was paused for memory. */
+        /**
+         * The association's entrance queue held {@link UdpLimits#ASSOCIATION_QUEUE} bytes waiting for its
+         * stream (the tunnel connection over its watermark, its session paused for memory): the oldest went.
+         */
         TUNNEL_FULL("tunnel queue full"),
         /** As {@link #TUNNEL_FULL}, while the stream was out of credit: the far side had not returned it yet. */
         NO_CREDIT("tunnel queue full, out of credit"),
@@ -29,7 +32,9 @@ public final class UdpDrops {
         /** No association could be opened (no session, or the stream limit). */
         NO_ASSOCIATION("no association"),
         /** Over the proxy's {@code transport.bandwidthLimit} ({@link DatagramLimiter}). */
-        BANDWIDTH("over bandwidthLimit");
+        BANDWIDTH("over bandwidthLimit"),
+        /** The proxy's entrance queues together held {@link UdpLimits#PROXY_QUEUE} bytes: the association's oldest waiting went. */
+        PROXY_FULL("proxy queue budget full");
 
         private final String text;
 

@@ -22,7 +22,9 @@ import org.slf4j.LoggerFactory;
  *
  * <h3>Bounds</h3>
  * A datagram longer than {@code maxPacketSize} is dropped and counted (the socket reads one byte
- * more than that to notice). Associations are bounded by {@code maxAssociations}: a new address
+ * more than that to notice). Datagrams the tunnel cannot take yet wait at the entrance, within
+ * {@link UdpLimits#ASSOCIATION_QUEUE} per association and {@link UdpLimits#PROXY_QUEUE} for all
+ * of them ({@link UdpQueueBudget}), the oldest dropped when full. Associations are bounded by {@code maxAssociations}: a new address
  * beyond it evicts the one idle the longest, and an association idle for {@code idleNanos}
  * ends, its stream reset.
  *
@@ -58,6 +60,7 @@ public final class UdpFront extends SimpleChannelInboundHandler<DatagramPacket> 
     private final long idleNanos;
     private final AssociationTable<InetSocketAddress, UdpAssociation> associations;
     private final UdpDrops drops;
+    private final UdpQueueBudget budget = UdpQueueBudget.perProxy();
     private RelayCounter counter = RelayCounter.NONE;
     private long lastRefusalLogNanos = Long.MIN_VALUE;
     private ChannelHandlerContext ctx;
@@ -84,6 +87,11 @@ public final class UdpFront extends SimpleChannelInboundHandler<DatagramPacket> 
 
     public UdpDrops drops() {
         return drops;
+    }
+
+    /** The entrance-queue budget its associations share. */
+    public UdpQueueBudget budget() {
+        return budget;
     }
 
     /**
@@ -139,7 +147,7 @@ public final class UdpFront extends SimpleChannelInboundHandler<DatagramPacket> 
                 drops.drop(UdpDrops.Reason.NO_ASSOCIATION, peer);
                 return;
             }
-            association = new UdpAssociation(this, ctx.channel(), peer, stream, maxPacketSize, drops, counter);
+            association = new UdpAssociation(this, ctx.channel(), peer, stream, maxPacketSize, drops, budget, counter);
             UdpAssociation old = associations.add(peer, association, now);
             if (old != null) {
                 evicted++;

@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * <h3>Dropping instead of queueing</h3>
  * As in {@link UdpAssociation}: the datagrams of one read of the socket are framed into one
  * batch ({@link DatagramBatch}) while the stream's queue has room, and written onto the stream
- * when the read completes; the stream holds a receive window of at least
+ * when the read completes; beyond that they wait at the entrance and the oldest is dropped when
+ * the association's or the proxy's bound is reached; the stream holds a receive window of at least
  * {@link UdpLimits#STREAM_WINDOW}; a datagram from the stream is dropped when the socket's
  * outbound queue is full ({@link DatagramDelivery}). What the stream brings before the socket
  * is connected waits as it came (bounded by the stream's initial window, no credit returned).
@@ -41,6 +42,7 @@ public final class UdpLocalRelay extends ChannelInboundHandlerAdapter implements
     private final MuxStream stream;
     private final int maxPacketSize;
     private final UdpDrops drops;
+    private final UdpQueueBudget budget;
     private final long idleNanos;
     private final DatagramDelivery delivery;
     private DatagramBatch batch;
@@ -51,11 +53,15 @@ public final class UdpLocalRelay extends ChannelInboundHandlerAdapter implements
     private io.netty.util.concurrent.ScheduledFuture<?> idleCheck;
     private boolean ended;
 
-    /** @param drops shared by the proxy's associations (one event loop) */
-    public UdpLocalRelay(MuxStream stream, int maxPacketSize, UdpDrops drops, long idleNanos) {
+    /**
+     * @param drops  shared by the proxy's associations (one event loop)
+     * @param budget the proxy's entrance-queue budget, shared by its associations
+     */
+    public UdpLocalRelay(MuxStream stream, int maxPacketSize, UdpDrops drops, UdpQueueBudget budget, long idleNanos) {
         this.stream = stream;
         this.maxPacketSize = maxPacketSize;
         this.drops = drops;
+        this.budget = budget;
         this.idleNanos = idleNanos;
         this.delivery = new DatagramDelivery(stream, maxPacketSize, drops, RelayCounter.NONE);
         stream.handler(this);
@@ -76,7 +82,7 @@ public final class UdpLocalRelay extends ChannelInboundHandlerAdapter implements
             channel.close();
             return;
         }
-        batch = new DatagramBatch(stream, ctx.alloc(), drops);
+        batch = new DatagramBatch(stream, ctx.alloc(), drops, budget);
         if (early != null) {
             ByteBuf chunk;
             while ((chunk = early.poll()) != null) {
@@ -166,7 +172,9 @@ public final class UdpLocalRelay extends ChannelInboundHandlerAdapter implements
 
     @Override
     public void onWritable() {
-        // datagrams that found the stream full were dropped; nothing waits
+        if (batch != null) {
+            batch.flush(); // datagrams that found the stream full wait in the entrance queue
+        }
     }
 
     private void end(int code) {

@@ -6,6 +6,7 @@ import dev.tunnel.protocol.udp.DatagramFrames;
 import dev.tunnel.protocol.udp.UdpDrops;
 import dev.tunnel.protocol.udp.UdpLimits;
 import dev.tunnel.protocol.udp.UdpLocalRelay;
+import dev.tunnel.protocol.udp.UdpQueueBudget;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
@@ -56,7 +57,7 @@ class UdpLocalRelayTest {
 
     private void open(int highWatermark) {
         pair.clientAcceptor = (stream, proxyId, source) -> {
-            app = new EmbeddedChannel(flushes, new UdpLocalRelay(stream, 1500, drops, TimeUnit.SECONDS.toNanos(60)));
+            app = new EmbeddedChannel(flushes, new UdpLocalRelay(stream, 1500, drops, UdpQueueBudget.perProxy(), TimeUnit.SECONDS.toNanos(60)));
             app.config().setWriteBufferWaterMark(new WriteBufferWaterMark(highWatermark / 2, highWatermark));
         };
         publicSide = pair.openFromServer().autoConsume();

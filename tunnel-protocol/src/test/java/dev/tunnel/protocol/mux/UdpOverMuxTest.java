@@ -25,8 +25,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * A {@link UdpFront} on an EmbeddedChannel (the public UDP socket) over a {@link MuxPair}: one
  * stream per peer with whole datagrams, replies to the right peer, bounded associations under a
- * flood of addresses, a bounded queue then drops when the stream is out of credit (while another
- * stream of the session keeps flowing), one write per read's burst, and idle associations ending.
+ * flood of addresses, a bounded entrance queue that drops its oldest when the stream is out of
+ * credit (while another stream of the session keeps flowing), and delivers the rest in order, one write per read's burst, and idle associations ending.
  */
 @Timeout(20)
 class UdpOverMuxTest {
@@ -123,27 +123,90 @@ class UdpOverMuxTest {
         assertThat(reset).isEqualTo(992);
     }
 
+    private static byte[] numbered(int seq, int size) {
+        byte[] payload = new byte[size];
+        java.nio.ByteBuffer.wrap(payload).putInt(seq);
+        return payload;
+    }
+
+    private static List<Integer> seqs(List<byte[]> datagrams) {
+        return datagrams.stream().map(d -> java.nio.ByteBuffer.wrap(d).getInt()).toList();
+    }
+
     @Test
-    void aStreamOutOfCreditQueuesABoundedBurstThenDropsAndAnotherStreamStillFlows() {
+    void aStreamOutOfCreditQueuesAtTheEntranceDropsTheOldestWaitingAndAnotherStreamStillFlows() {
         UdpFront front = front(16, TimeUnit.SECONDS.toNanos(60));
         EmbeddedChannel socket = socket(front);
-        int framed = 1000 + DatagramFrames.HEADER_BYTES;
-        for (int i = 0; i < 300; i++) {
-            send(socket, peer(1), new byte[1000]); // the home side never consumes: credit runs out
+        int count = 1300;
+        for (int i = 0; i < count; i++) {
+            send(socket, peer(1), numbered(i, 1000)); // the home side does not consume yet: credit runs out
         }
         pair.shuttle();
         RecordingHandler udp = pair.acceptedByClient.get(0);
-        assertThat(udp.receivedBytes()).isLessThanOrEqualTo(WINDOW);
         MuxStream stream = opened.get(0);
-        assertThat(stream.queuedBytes()).as("waiting for credit").isLessThanOrEqualTo(UdpLimits.STREAM_QUEUE);
-        long carried = (udp.receivedBytes() + stream.queuedBytes()) / framed;
-        assertThat(front.drops().count(UdpDrops.Reason.NO_CREDIT)).isEqualTo(300 - carried);
-        assertThat(carried).isGreaterThanOrEqualTo((WINDOW + UdpLimits.STREAM_QUEUE) / framed - 1);
+        assertThat(udp.receivedBytes()).isLessThanOrEqualTo(WINDOW);
+        assertThat(stream.queuedBytes()).as("waiting in the stream").isLessThanOrEqualTo(UdpLimits.STREAM_QUEUE);
+        int framed = 1000 + DatagramFrames.HEADER_BYTES;
+        int written = (udp.receivedBytes() + stream.queuedBytes()) / framed;
+        int waiting = UdpLimits.ASSOCIATION_QUEUE / 1000;
+        assertThat(front.budget().used()).as("bytes at the entrance").isEqualTo(waiting * 1000L);
+        assertThat(front.drops().count(UdpDrops.Reason.NO_CREDIT)).isEqualTo(count - written - waiting);
 
         RecordingHandler tcp = pair.openFromServer();
         tcp.stream.write(Unpooled.wrappedBuffer(new byte[8192]));
         pair.shuttle();
         assertThat(pair.acceptedByClient.get(1).receivedBytes()).isEqualTo(8192);
+
+        for (int round = 0; round < 10_000 && udp.receivedBytes() < (written + waiting) * framed; round++) {
+            udp.consumeAll(); // credit comes back: the entrance queue drains onto the stream
+            pair.shuttle();
+        }
+        List<Integer> expected = new ArrayList<>();
+        for (int i = 0; i < written; i++) {
+            expected.add(i); // what was written onto the stream is never dropped
+        }
+        for (int i = count - waiting; i < count; i++) {
+            expected.add(i); // the newest waited; the oldest waiting were dropped
+        }
+        assertThat(seqs(decode(udp))).containsExactlyElementsOf(expected);
+        assertThat(front.budget().used()).isZero();
+    }
+
+    @Test
+    void aReadLargerThanTheStreamQueueWaitsAtTheEntranceAndFollowsAtOnceWhenCreditAllows() {
+        MuxSettings wide = new MuxSettings(4 * 1024 * 1024, 4 * 1024 * 1024);
+        try (MuxPair big = new MuxPair(wide, wide)) {
+            UdpFront front = new UdpFront("proxy [test]", p -> big.server.openStream(1, p.toString()), 1500, 16,
+                    TimeUnit.SECONDS.toNanos(60));
+            EmbeddedChannel socket = socket(front);
+            Object[] read = new Object[300]; // 360 KB in one read: more than the stream's 128 KiB queue
+            for (int i = 0; i < read.length; i++) {
+                read[i] = new DatagramPacket(Unpooled.wrappedBuffer(numbered(i, 1200)), LOCAL, peer(1));
+            }
+            socket.writeInbound(read);
+            big.shuttle();
+            List<Integer> expected = new ArrayList<>();
+            for (int i = 0; i < read.length; i++) {
+                expected.add(i);
+            }
+            assertThat(seqs(decode(big.acceptedByClient.get(0)))).containsExactlyElementsOf(expected);
+            assertThat(front.drops().total()).isZero();
+            assertThat(front.budget().used()).isZero();
+        }
+    }
+
+    @Test
+    void anAssociationEndingWithDatagramsWaitingFreesThemAndGivesTheBudgetBack() {
+        UdpFront front = front(16, TimeUnit.SECONDS.toNanos(60));
+        EmbeddedChannel socket = socket(front);
+        for (int i = 0; i < 400; i++) {
+            send(socket, peer(1), numbered(i, 1200));
+        }
+        pair.shuttle();
+        assertThat(front.budget().used()).isPositive();
+        socket.close(); // the proxy closes: its associations end
+        assertThat(front.budget().used()).isZero();
+        assertThat(front.drops().total()).isZero();
     }
 
     @Test

@@ -261,14 +261,16 @@ class ServerApiTest {
         UdpDrops second = new UdpDrops(NOPLogger.NOP_LOGGER, "proxy [dns]");
         stats.proxyOpened("dns", "udp", "", "run-a", 6003, new Datagrams(second));
         second.drop(UdpDrops.Reason.SOCKET_FULL, "198.51.100.1:5000");
+        second.drop(UdpDrops.Reason.PROXY_FULL, "198.51.100.3:5000");
 
         assertThat(get("/metrics", true).body()).contains(
                 "tunnel_server_udp_dropped_datagrams_total{name=\"dns\",reason=\"no_credit\",type=\"udp\"} 2.0",
                 "tunnel_server_udp_dropped_datagrams_total{name=\"dns\",reason=\"oversize\",type=\"udp\"} 1.0",
+                "tunnel_server_udp_dropped_datagrams_total{name=\"dns\",reason=\"proxy_full\",type=\"udp\"} 1.0",
                 "tunnel_server_udp_dropped_datagrams_total{name=\"dns\",reason=\"socket_full\",type=\"udp\"} 1.0",
                 "tunnel_server_udp_dropped_datagrams_total{name=\"dns\",reason=\"tunnel_full\",type=\"udp\"} 0.0")
                 .doesNotContain("tunnel_server_udp_dropped_datagrams_total{name=\"ssh\"");
-        assertThat(json("/api/proxy/udp/dns").get("droppedDatagrams").asLong()).isEqualTo(4);
+        assertThat(json("/api/proxy/udp/dns").get("droppedDatagrams").asLong()).isEqualTo(5);
         assertThat(json("/api/proxy/tcp/ssh").has("droppedDatagrams")).isFalse();
     }
 

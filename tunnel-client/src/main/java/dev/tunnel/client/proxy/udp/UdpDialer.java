@@ -8,6 +8,7 @@ import dev.tunnel.protocol.transport.Transports;
 import dev.tunnel.protocol.udp.UdpDrops;
 import dev.tunnel.protocol.udp.UdpLimits;
 import dev.tunnel.protocol.udp.UdpLocalRelay;
+import dev.tunnel.protocol.udp.UdpQueueBudget;
 import dev.tunnel.protocol.udp.UdpSockets;
 import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.protocol.relay.TokenBucket;
@@ -38,6 +39,7 @@ public final class UdpDialer implements LocalDialer, StreamDialer {
     private final InetSocketAddress local;
     private final UdpDrops drops;
     private final TokenBucket bucket;
+    private final UdpQueueBudget budget = UdpQueueBudget.perProxy();
 
     public UdpDialer(String name, InetSocketAddress local) {
         this(name, local, null);
@@ -58,7 +60,7 @@ public final class UdpDialer implements LocalDialer, StreamDialer {
 
     @Override
     public void accept(MuxStream stream, EventLoop loop, String source, ChannelGroup localConns, int size) {
-        UdpLocalRelay relay = new UdpLocalRelay(stream, size, drops, UdpLimits.LOCAL_IDLE_NANOS);
+        UdpLocalRelay relay = new UdpLocalRelay(stream, size, drops, budget, UdpLimits.LOCAL_IDLE_NANOS);
         ChannelFuture connecting = UdpSockets.configure(new Bootstrap(), Transports.datagramChannel(), size)
                 .group(loop)
                 .channel(Transports.datagramChannel())
