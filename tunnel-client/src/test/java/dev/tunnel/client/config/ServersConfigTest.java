@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** {@code serverAddrs}, {@code serverMode} and {@code [[servers]]}: what they mean and what verify says of them. */
-@Timeout(10)
+@Timeout(30)
 class ServersConfigTest {
     private static final String PIN_A = "sha256:" + "aa:".repeat(31) + "aa";
     private static final String PIN_B = "sha256:" + "bb:".repeat(31) + "bb";
