@@ -88,7 +88,8 @@ stop_all() {
 }
 failures() { # failures FILE KILLED_MS
   awk -v k="$2" '/^(FAIL|RESET)/ { rel = $2 - k; n++; if (n == 1 || rel < lo) lo = rel; if (n == 1 || rel > hi) hi = rel; if (rel > 1500) late++ }
-    END { if (n) printf "   %d failed, from %+d ms to %+d ms after the kill, %d later than +1500 ms\n", n, lo, hi, late; else print "   0 failed" }' "$1"
+      { split($NF, a, ":"); if (a[1] == "started" && (n == 1 || a[2] - k > st)) st = a[2] - k }
+    END { if (n) printf "   %d failed, from %+d ms to %+d ms after the kill, %d later than +1500 ms; the last of them started at %+d ms\n", n, lo, hi, late, st; else print "   0 failed" }' "$1"
 }
 
 for n in 1 2 3; do server $n; done

@@ -8,8 +8,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * N real clients in one JVM, each with P http proxies, on one server: waits until every client
- * is logged in, prints {@code ONLINE <epochMs>}, then watches a restart of the server (done by the
+ * N real clients in one JVM, each with P http proxies, on one server: starts them at
+ * {@code --start-rate} a second (the first logins are not what is measured), waits until every
+ * client is logged in, prints {@code ONLINE <epochMs>}, then watches a restart of the server (done by the
  * caller, e.g. {@code bench/login-storm.sh}): prints {@code LOST <epochMs>} once every client has
  * lost its session and {@code BACK <epochMs> <seconds>} once all are logged in again, or
  * {@code NOT-BACK} with the count still out at {@code --wait} seconds. A client that stops
@@ -29,10 +30,12 @@ public final class LoginStorm {
         int clients = (int) args.number("clients", 100, 1, 10_000);
         int proxies = (int) args.number("proxies", 10, 1, 100);
         long waitSeconds = args.number("wait", 60, 1, 600);
+        long startEveryMillis = 1000 / args.number("start-rate", 50, 1, 1000);
         List<TunnelClient> started = new ArrayList<>();
         for (int c = 0; c < clients; c++) {
             started.add(TunnelClient.start(ClientConfig.parse(toml(server, args.string("token", "storm-token"), c, proxies),
                     "storm-" + c + ".toml", System::getenv)));
+            Thread.sleep(startEveryMillis);
         }
         if (!await(started, true, waitSeconds)) {
             System.out.println("NOT-ONLINE " + count(started, ServerStatus.State.ONLINE) + " of " + clients);

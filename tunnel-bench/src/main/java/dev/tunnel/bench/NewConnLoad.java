@@ -14,9 +14,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * New connections at a fixed rate, one HTTP/1.0 request on each ({@code GET / } with a Host
- * header; the tcp proxy passes it through unchanged), for a bounded time. Prints one line per
- * failed request with the epoch millisecond it was started, so a caller can place failures
- * relative to an event such as a {@code kill -9}, then a summary line.
+ * header; the tcp proxy passes it through unchanged), for a bounded time. Prints a summary line,
+ * then one line per failed request with the epoch millisecond it failed (and, last, when it was
+ * started), so a caller can place failures relative to an event such as a {@code kill -9}.
  *
  * <pre>java -cp tunnel-bench.jar dev.tunnel.bench.NewConnLoad --target 127.0.0.1:18000 --rate 1000 --seconds 8 --host app.example.com</pre>
  *
@@ -54,7 +54,7 @@ public final class NewConnLoad {
                 if (why == null) {
                     ok.incrementAndGet();
                 } else {
-                    failures.add("FAIL " + t + " " + why);
+                    failures.add("FAIL " + System.currentTimeMillis() + " " + why + " started:" + t);
                 }
             });
         }
