@@ -34,13 +34,13 @@ rss() { awk '/VmHWM|VmRSS/ { printf "%s %d MB  ", $1, $2 / 1024 }' "/proc/$1/sta
 now_ms() { date +%s%3N; }
 
 server; up
-java -Xmx1g -Xss256k -XX:+UseSerialGC -cp tunnel-bench/target/tunnel-bench.jar dev.tunnel.bench.LoginStorm \
+java -Xmx1g -XX:MaxDirectMemorySize=3g -Xss256k -XX:+UseSerialGC -cp tunnel-bench/target/tunnel-bench.jar dev.tunnel.bench.LoginStorm \
   --server 127.0.0.1:17000 --clients "$CLIENTS" --proxies "$PROXIES" --wait "$WAIT" > "$WORK/storm.txt" 2> "$WORK/storm.log" &
 STORM=$!; PIDS+=($STORM)
 for i in $(seq 3000); do grep -q '^ONLINE\|^NOT-ONLINE' "$WORK/storm.txt" && break; kill -0 $STORM 2>/dev/null || break; sleep 0.1; done
 grep -q '^ONLINE' "$WORK/storm.txt" || { echo "the clients did not all log in the first time: $(cat "$WORK/storm.txt")"; exit 1; }
 echo "== $CLIENTS clients x $PROXIES proxies logged in; server $(rss $SERVER)(uptime:$(uptime | sed 's/.*load/ load/'))"
-kill -9 $SERVER; sleep 0.5
+kill -9 $SERVER; wait $SERVER 2>/dev/null || true
 t0=$(now_ms); server; up; listening=$(now_ms)
 peak=0
 while kill -0 $STORM 2>/dev/null; do
