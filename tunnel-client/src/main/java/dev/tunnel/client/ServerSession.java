@@ -13,14 +13,16 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.EventLoopGroup;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One server's session: connects, logs in (registering every proxy), keeps it with its
- * heartbeat, and when it is lost connects again ({@link ReconnectDelay}) until {@link #retire}
- * or {@link #goodbye}. What happens goes to the {@link Events} of its {@link ServerSet}.
+ * heartbeat, and when it is lost connects again (1 s doubling to the backoff limit, with
+ * jitter; 20 s after a refused token) until {@link #retire} or {@link #goodbye}. What happens
+ * goes to the {@link Events} of its {@link ServerSet}.
  *
  * <h3>Threading</h3>
  * Any thread. The state is written under this object's lock; the connection's callbacks run on
@@ -28,7 +30,6 @@ import org.slf4j.LoggerFactory;
  */
 final class ServerSession {
     private static final Logger log = LoggerFactory.getLogger(ServerSession.class);
-    private static final long NEVER_ONLINE = Long.MIN_VALUE;
 
 
     /** What a session reports to its {@link ServerSet}. */
@@ -56,8 +57,6 @@ final class ServerSession {
     private boolean online;
     private int attempts;
     private boolean slowRetry;
-    /** When the last logged-in connection was lost ({@link System#nanoTime}), or {@link #NEVER_ONLINE}. */
-    private long lostAt = NEVER_ONLINE;
     /** The connection that ends next found the server without the PAKE login: made again at once. */
     private boolean pakeFallback;
     private CompletableFuture<Void> portsReleased = new CompletableFuture<>();
@@ -206,9 +205,6 @@ final class ServerSession {
     private void lost(String reason) {
         synchronized (this) {
             channel = null;
-            if (online) {
-                lostAt = System.nanoTime();
-            }
             online = false;
             lastError = reason;
             if (!running) {
@@ -232,9 +228,9 @@ final class ServerSession {
         }
         long delayMillis;
         synchronized (this) {
-            long sinceLost = lostAt == NEVER_ONLINE ? -1 : System.nanoTime() - lostAt;
-            delayMillis = ReconnectDelay.jittered(ReconnectDelay.seconds(attempts, slowRetry, sinceLost, maxBackoffSeconds));
+            int delay = slowRetry ? 20 : Math.min(maxBackoffSeconds, 1 << Math.min(attempts, 5));
             attempts++;
+            delayMillis = (long) (delay * 1000 * ThreadLocalRandom.current().nextDouble(0.8, 1.2));
         }
         log.warn("server {}: {}; reconnecting in {} ms", endpoint, reason, delayMillis);
         group.schedule(this::connect, delayMillis, TimeUnit.MILLISECONDS);
