@@ -30,7 +30,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class DataIntegrityTest {
     private static final int CONNECTIONS = 200;
-    private static final int BYTES_PER_CONNECTION = 2 * 1024 * 1024;
+    private static final int BYTES_PER_CONNECTION = 1024 * 1024;
     /** Fails the test (with details) when no connection moved a byte for this long. */
     private static final long STALL_NANOS = TimeUnit.SECONDS.toNanos(30);
 
