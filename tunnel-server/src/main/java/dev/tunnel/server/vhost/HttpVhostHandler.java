@@ -1,10 +1,7 @@
 package dev.tunnel.server.vhost;
 
-import static dev.tunnel.server.vhost.Outgoing.retryable;
-
 import dev.tunnel.protocol.ResetCode;
 import dev.tunnel.protocol.TunnelPipeline;
-import dev.tunnel.server.inbound.VisitorAddress;
 import dev.tunnel.server.vhost.RouteTable.Entry;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
@@ -15,10 +12,8 @@ import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpDecoderConfig;
-import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
@@ -34,8 +29,8 @@ import org.slf4j.LoggerFactory;
  * aggregated. Responses come back from the {@link Upstream} as bytes to write as they are.
  *
  * <h3>One request at a time</h3>
- * A request head is routed ({@link RequestRouting}), rewritten (forwarding headers, Host,
- * {@code requestHeaders.set}) and sent on a connection to its proxy's app ({@link Upstreams}:
+ * A request head is routed and rewritten, or answered here ({@link RequestHeads}), and sent on a
+ * connection to its proxy's app ({@link Upstreams}:
  * the one the previous request used when it goes to the same proxy, else an idle one of that
  * proxy's {@link IdleUpstreams}, else a new stream, or work connection in pool mode, after the
  * public connection moved to that connection's event loop). The next request is handled once
@@ -85,14 +80,13 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     private final Runnable bodyTimedOut = this::bodyTimedOut;
     private ChannelHandlerContext ctx;
     private Replies replies;
+    private RequestHeads heads;
     private ConnectionTimer timer;
     private Phase phase = Phase.HEAD;
     private Upstreams upstreams;
     private Entry<HttpRoute> route;
     private boolean inputClosed;
     private boolean dispatching;
-    /** The forwarding lines of this connection's visitor; made with the first routed request. */
-    private ForwardingLines forwardingLines;
     /** The request in flight while it may be sent again. */
     private final RetryHold retry = new RetryHold();
     /** The bytes of the head that the decoder hands on next ({@link RequestDecoder}); owned until then. */
@@ -129,6 +123,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         this.ctx = ctx;
         this.timer = new ConnectionTimer(ctx.channel());
         this.replies = new Replies(ctx, vhost);
+        this.heads = new RequestHeads(vhost, ctx.channel(), proto);
         this.upstreams = new Upstreams(ctx, this, affinity, timer::stop, // its task lives on the loop being left
                 vhost.counters());
         if (ctx.channel().isActive()) {
@@ -203,9 +198,11 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
             if (msg instanceof RequestDecoder.HeadBytes bytes) {
                 headBytes = bytes; // its head follows at once
             } else if (msg instanceof PlainRequest plain) {
-                onPlainHead(plain);
+                onHead(heads.of(plain));
             } else if (isHead) {
-                onHead((HttpRequest) msg);
+                RequestDecoder.HeadBytes raw = headBytes;
+                headBytes = null;
+                onHead(heads.of((HttpRequest) msg, raw));
             } else if (msg instanceof HttpContent content && phase == Phase.BODY) {
                 onBody(content);
             } else if (msg instanceof LastHttpContent && phase == Phase.DISCARD) {
@@ -234,86 +231,15 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         }
     }
 
-    private void onHead(HttpRequest request) {
-        RequestDecoder.HeadBytes raw = headBytes;
-        headBytes = null;
-        try {
-            onHead(request, raw);
-        } finally {
-            ReferenceCountUtil.release(raw);
-        }
-    }
-
-    /** @param raw the bytes the head came in, or null (not released here) */
-    private void onHead(HttpRequest request, RequestDecoder.HeadBytes raw) {
+    /** A head was read: it is forwarded ({@link #dispatch}) or answered here. */
+    private void onHead(RequestHeads.Next next) {
         timer.cancel();
-        RequestRouting.Decision decision = RequestRouting.decide(vhost, request, ctx.channel());
-        if (decision.answer() != null && decision.close()) {
-            ReferenceCountUtil.release(request); // a head the decoder could not parse: its Content-Length may be junk
-            answerAndClose(decision.answer());
-            return;
+        if (next instanceof RequestHeads.Forward forward) {
+            exchange.request(forward.keepAlive());
+            dispatch(forward.head(), forward.route());
+        } else {
+            answer((RequestHeads.Answer) next);
         }
-        exchange.request(HttpUtil.isKeepAlive(request));
-        if (decision.answer() != null) {
-            answer(decision.answer(), HttpUtil.isTransferEncodingChunked(request)
-                    || HttpUtil.getContentLength(request, 0L) > 0);
-            return;
-        }
-        ByteBuf spliced = raw == null ? null
-                : RequestSplice.build(ctx.alloc(), raw.content(), request, decision.route().target(), forwardingLines());
-        if (spliced == null) {
-            forwarded(request, decision.route());
-        }
-        boolean reusable = Exchange.reusableAfter(request);
-        dispatch(new Outgoing(spliced == null ? request : null, spliced, HttpMethod.HEAD.equals(request.method()),
-                reusable, Outgoing.retryable(request), false), decision.route());
-    }
-
-    /**
-     * A head the scan read ({@link PlainRequestHead}): routed on what the scan found, and sent as
-     * its bytes with the forwarding lines, unless the route rewrites it (then it is read as an
-     * {@link HttpRequest} and encoded).
-     */
-    private void onPlainHead(PlainRequest head) {
-        try {
-            timer.cancel();
-            RequestRouting.Decision decision = RequestRouting.decide(vhost, head.routingHost(), head.path(),
-                    head.authorization(), ctx.channel());
-            exchange.request(true); // HTTP/1.1 without Connection: close
-            if (decision.answer() != null && decision.close()) {
-                answerAndClose(decision.answer());
-                return;
-            }
-            if (decision.answer() != null) {
-                answerWhole(decision.answer());
-                return;
-            }
-            boolean headRequest = HttpMethod.HEAD.equals(head.method());
-            boolean retryable = Outgoing.retryable(head.method());
-            ByteBuf spliced = RequestSplice.plain(head, decision.route().target(), forwardingLines());
-            if (spliced != null) {
-                dispatch(new Outgoing(null, spliced, headRequest, true, retryable, true), decision.route());
-                return;
-            }
-            HttpRequest request = head.toHttpRequest();
-            forwarded(request, decision.route());
-            dispatch(new Outgoing(request, null, headRequest, true, retryable, true), decision.route());
-        } finally {
-            head.release();
-        }
-    }
-
-    private ForwardingLines forwardingLines() {
-        if (forwardingLines == null) {
-            forwardingLines = new ForwardingLines(RequestTarget.ipOf(VisitorAddress.of(ctx.channel())), proto);
-        }
-        return forwardingLines;
-    }
-
-    /** Adds the forwarding headers and the route's rewrites to a head that goes re-encoded. */
-    private void forwarded(HttpRequest request, Entry<HttpRoute> found) {
-        RequestTarget.addForwarded(request, forwardingLines().ip(), proto);
-        found.target().rewriteRequest(request);
     }
 
     /**
@@ -562,27 +488,20 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     }
 
     /**
-     * Answers a request itself. The connection stays open when the request brought no body: the
-     * empty last part the decoder emits behind its head ends the exchange ({@link Phase#DISCARD}).
+     * Answers a request itself. The connection stays open when the request allows it: the next
+     * head is awaited at once after a whole one, else once the empty last part the decoder emits
+     * behind a bodiless head ends the exchange ({@link Phase#DISCARD}).
      */
-    private void answer(FullHttpResponse response, boolean requestHasBody) {
-        if (requestHasBody || !exchange.keepAlive || inputClosed) {
-            answerAndClose(response);
+    private void answer(RequestHeads.Answer answer) {
+        if (answer.close() || inputClosed) {
+            answerAndClose(answer.page());
             return;
         }
-        phase = Phase.DISCARD;
-        replies.send(response);
-    }
-
-    /** Answers a plain head (keep-alive, no body, nothing follows it) itself: the next head is awaited at once. */
-    private void answerWhole(FullHttpResponse response) {
-        if (inputClosed) {
-            answerAndClose(response);
-            return;
+        phase = answer.whole() ? Phase.HEAD : Phase.DISCARD;
+        if (answer.whole()) {
+            awaitHead();
         }
-        phase = Phase.HEAD;
-        awaitHead();
-        replies.send(response);
+        replies.send(answer.page());
     }
 
     private void answerAndClose(FullHttpResponse response) {
