@@ -3,8 +3,6 @@ package dev.tunnel.server.vhost;
 import dev.tunnel.protocol.ResetCode;
 import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.server.vhost.RouteTable.Entry;
-import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
@@ -12,7 +10,6 @@ import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpDecoderConfig;
-import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
@@ -81,6 +78,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     private ChannelHandlerContext ctx;
     private Replies replies;
     private RequestHeads heads;
+    private ResponseRelay responses;
     private ConnectionTimer timer;
     private Phase phase = Phase.HEAD;
     private Upstreams upstreams;
@@ -124,6 +122,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         this.timer = new ConnectionTimer(ctx.channel());
         this.replies = new Replies(ctx, vhost);
         this.heads = new RequestHeads(vhost, ctx.channel(), proto);
+        this.responses = new ResponseRelay(ctx, exchange, this::responseStarted);
         this.upstreams = new Upstreams(ctx, this, affinity, timer::stop, // its task lives on the loop being left
                 vhost.counters());
         if (ctx.channel().isActive()) {
@@ -322,41 +321,24 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     @Override
     public void onResponse(Upstream from, List<Object> parts, int rawBytes) {
         if (from != upstreams.current() || phase == Phase.CLOSING) {
-            parts.forEach(ReferenceCountUtil::release);
-            from.consumed(rawBytes);
+            ResponseRelay.drop(from, parts, rawBytes);
             return;
         }
-        ChannelFuture lastWrite = null;
-        String failure = null;
         retry.drop(); // the app answered: whatever happens now, the request is not sent again
-        for (Object part : parts) {
-            if (failure != null) {
-                ReferenceCountUtil.release(part);
-            } else if (part instanceof ByteBuf bytes) {
-                lastWrite = ctx.write(SlowReaderCopies.forWrite(ctx.channel(), bytes));
-            } else if (part instanceof HttpObject h && h.decoderResult().isFailure()) {
-                log.debug("{} bad response from {}: {}", ctx.channel(), from, h.decoderResult().cause().toString());
-                failure = "its response could not be parsed";
-            } else if (part instanceof ResponseHead head) {
-                if (exchange.responseHead(head) && phase != Phase.BODY) {
-                    timer.cancel(); // the response timeout; the body's runs on
-                }
-            } else if (part == ResponseReader.END) {
-                exchange.responseEnded();
-            }
-        }
-        if (lastWrite != null) {
-            from.conn.flushLater(ctx.channel());
-            lastWrite.addListener(f -> from.consumed(rawBytes));
-        } else {
-            from.consumed(rawBytes);
-        }
+        String failure = responses.pass(from, parts, rawBytes);
         if (failure != null) {
             failUpstream(failure);
         } else if (exchange.responseDone && exchange.upgrading) {
             upgrade();
         } else if (exchange.complete()) {
             exchangeDone();
+        }
+    }
+
+    /** A final response head came: the response timeout ends (a body's runs on while it is sent). */
+    private void responseStarted() {
+        if (phase != Phase.BODY) {
+            timer.cancel();
         }
     }
 
