@@ -13,7 +13,6 @@ import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
-import java.util.ArrayDeque;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,17 +59,10 @@ import org.slf4j.LoggerFactory;
 public final class HttpVhostHandler extends ChannelInboundHandlerAdapter implements Upstream.Listener {
     private static final Logger log = LoggerFactory.getLogger(HttpVhostHandler.class);
 
-    /**
-     * HEAD: awaiting a request head; OPENING: waiting for a connection to the routed proxy; BODY:
-     * forwarding the request's body; DISCARD: dropping the body of a request answered here;
-     * RESPONSE: awaiting the rest of the response; UPGRADED: handed to a relay; CLOSING: done.
-     */
-    private enum Phase { HEAD, OPENING, BODY, DISCARD, RESPONSE, UPGRADED, CLOSING }
-
     private final VhostSettings vhost;
     private final String proto;
     private final LoopAffinity affinity;
-    private final ArrayDeque<Object> pending = new ArrayDeque<>(4);
+    private final VisitorReads reads = new VisitorReads();
     private final Exchange exchange = new Exchange();
     private final Runnable headTimedOut = this::headTimedOut;
     private final Runnable responseTimedOut = this::responseTimedOut;
@@ -80,15 +72,12 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     private RequestHeads heads;
     private ResponseRelay responses;
     private ConnectionTimer timer;
-    private Phase phase = Phase.HEAD;
+    private ConnectionPhase phase = ConnectionPhase.HEAD;
     private Upstreams upstreams;
     private Entry<HttpRoute> route;
-    private boolean inputClosed;
     private boolean dispatching;
     /** The request in flight while it may be sent again. */
     private final RetryHold retry = new RetryHold();
-    /** The bytes of the head that the decoder hands on next ({@link RequestDecoder}); owned until then. */
-    private RequestDecoder.HeadBytes headBytes;
 
     /**
      * @param proto    what {@code X-Forwarded-Proto} says: "http"
@@ -141,7 +130,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        pending.add(msg);
+        reads.add(msg);
         process();
     }
 
@@ -153,8 +142,8 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt == ChannelInputShutdownEvent.INSTANCE) {
-            inputClosed = true;
-            if (phase == Phase.HEAD && pending.isEmpty()) {
+            reads.inputClosed();
+            if (phase == ConnectionPhase.HEAD && !reads.waiting()) {
                 ctx.close();
             }
         }
@@ -163,7 +152,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        phase = Phase.CLOSING;
+        phase = ConnectionPhase.CLOSING;
         timer.stop();
         if (exchange.complete() && exchange.upstreamReusable) {
             upstreams.release();
@@ -180,54 +169,32 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         ctx.close();
     }
 
-    /** Handles what was read, as far as the phase allows; the rest waits in {@code pending}. */
+    /** Handles what was read, as far as the phase allows; the rest waits in {@link VisitorReads}. */
     private void process() {
-        while (!pending.isEmpty()) {
-            Object msg = pending.peek();
-            boolean isHead = msg instanceof HttpRequest || msg instanceof RequestDecoder.HeadBytes
-                    || msg instanceof PlainRequest;
-            if (phase == Phase.OPENING || phase == Phase.RESPONSE || phase == Phase.CLOSING
-                    || phase == Phase.UPGRADED || (isHead && phase != Phase.HEAD)) {
-                if (phase == Phase.CLOSING) {
-                    releasePending();
-                }
-                return; // handled once the current exchange is over
-            }
-            pending.poll();
-            if (msg instanceof RequestDecoder.HeadBytes bytes) {
-                headBytes = bytes; // its head follows at once
-            } else if (msg instanceof PlainRequest plain) {
+        Object msg;
+        while ((msg = reads.next(phase)) != null) {
+            if (msg instanceof PlainRequest plain) {
                 onHead(heads.of(plain));
-            } else if (isHead) {
-                RequestDecoder.HeadBytes raw = headBytes;
-                headBytes = null;
-                onHead(heads.of((HttpRequest) msg, raw));
-            } else if (msg instanceof HttpContent content && phase == Phase.BODY) {
+            } else if (msg instanceof HttpRequest request) {
+                onHead(heads.of(request, reads.takeHeadBytes()));
+            } else if (msg instanceof HttpContent content && phase == ConnectionPhase.BODY) {
                 onBody(content);
-            } else if (msg instanceof LastHttpContent && phase == Phase.DISCARD) {
+            } else if (msg instanceof LastHttpContent && phase == ConnectionPhase.DISCARD) {
                 ReferenceCountUtil.release(msg);
-                phase = Phase.HEAD;
+                phase = ConnectionPhase.HEAD;
                 awaitHead();
             } else {
                 ReferenceCountUtil.release(msg);
             }
         }
+        if (phase == ConnectionPhase.CLOSING && reads.waiting()) {
+            releasePending();
+        }
     }
 
-    /**
-     * Asks for the next read when what it brings can be handled, or held without growing: while a
-     * response is awaited too, so the socket stays armed between requests (a read asked for and
-     * taken back would cost two {@code epoll_ctl}s per keep-alive request) and a pipelined request
-     * waits in {@code pending}, one read at most, which stops further reads.
-     */
     private void readIfWanted() {
-        if (!pending.isEmpty() || inputClosed || !ctx.channel().isActive()) {
-            return;
-        }
-        if (phase == Phase.HEAD || phase == Phase.DISCARD || phase == Phase.RESPONSE
-                || (phase == Phase.BODY && upstreams.current() != null && upstreams.current().isWritable())) {
-            ctx.read();
-        }
+        Upstream up = upstreams.current();
+        reads.readIfWanted(ctx, phase, up != null && up.isWritable());
     }
 
     /** A head was read: it is forwarded ({@link #dispatch}) or answered here. */
@@ -246,7 +213,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
      * goes to the same proxy, else on a new one ({@link Upstreams}, which may have to wait).
      */
     private void dispatch(Outgoing head, Entry<HttpRoute> found) {
-        phase = Phase.OPENING;
+        phase = ConnectionPhase.OPENING;
         dispatching = true;
         if (upstreams.ready(found)) {
             opened(head, found, true, false); // the common case, without a callback to make
@@ -263,7 +230,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
      *              that is the whole request ({@link Outgoing#whole})
      */
     private void opened(Outgoing head, Entry<HttpRoute> found, boolean ok, boolean again) {
-        if (phase != Phase.OPENING || !ctx.channel().isActive()) {
+        if (phase != ConnectionPhase.OPENING || !ctx.channel().isActive()) {
             head.release();
             return;
         }
@@ -274,7 +241,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         }
         route = found;
         exchange.dispatched(head.reusable(), head.headRequest());
-        phase = Phase.BODY;
+        phase = ConnectionPhase.BODY;
         Upstream up = upstreams.current();
         if (!again && up.reused() && head.retryable()) {
             retry.hold(head);
@@ -307,7 +274,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         if (exchange.responseDone) {
             exchangeDone();
         } else {
-            phase = Phase.RESPONSE;
+            phase = ConnectionPhase.RESPONSE;
             if (exchange.responseStarted) {
                 timer.cancel();
             } else {
@@ -320,7 +287,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
 
     @Override
     public void onResponse(Upstream from, List<Object> parts, int rawBytes) {
-        if (from != upstreams.current() || phase == Phase.CLOSING) {
+        if (from != upstreams.current() || phase == ConnectionPhase.CLOSING) {
             ResponseRelay.drop(from, parts, rawBytes);
             return;
         }
@@ -337,7 +304,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
 
     /** A final response head came: the response timeout ends (a body's runs on while it is sent). */
     private void responseStarted() {
-        if (phase != Phase.BODY) {
+        if (phase != ConnectionPhase.BODY) {
             timer.cancel();
         }
     }
@@ -347,7 +314,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         if (from != upstreams.current()) {
             return;
         }
-        if (phase == Phase.HEAD) {
+        if (phase == ConnectionPhase.HEAD) {
             upstreams.end(false); // the app closed a kept-alive connection: the next request opens another
         } else if (retry.holding()) {
             sendAgain();
@@ -364,7 +331,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
             return;
         }
         upstreams.forget();
-        if (phase == Phase.HEAD) {
+        if (phase == ConnectionPhase.HEAD) {
             return;
         }
         if (retry.holding()) {
@@ -391,12 +358,12 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         if (!exchange.upstreamReusable) {
             upstreams.end(false);
         }
-        if (!exchange.keepAlive || inputClosed) {
+        if (!exchange.keepAlive || reads.isInputClosed()) {
             upstreams.release(); // free for the next public connection at once
             closeAfterWrites();
             return;
         }
-        phase = Phase.HEAD;
+        phase = ConnectionPhase.HEAD;
         awaitHead();
         process();
         readIfWanted();
@@ -411,22 +378,22 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         upstreams.end(true);
         timer.cancel();
         Entry<HttpRoute> found = route;
-        phase = Phase.OPENING;
+        phase = ConnectionPhase.OPENING;
         upstreams.forRoute(found, true, ok -> opened(again, found, ok, true));
     }
 
     /** The app answered 101: from here the stream carries raw bytes both ways. */
     private void upgrade() {
         timer.stop();
-        phase = Phase.UPGRADED;
+        phase = ConnectionPhase.UPGRADED;
         Upstream up = upstreams.forget();
         up.release();
         ctx.flush();
-        ProtocolSwitch.toRelay(ctx, up.conn, up.target().traffic(), pending);
+        ProtocolSwitch.toRelay(ctx, up.conn, up.target().traffic(), reads.unhandled());
     }
 
     private void responseTimedOut() {
-        if (phase == Phase.RESPONSE && !exchange.responseStarted) {
+        if (phase == ConnectionPhase.RESPONSE && !exchange.responseStarted) {
             upstreams.end(true);
             closing();
             replies.gatewayTimeout(route);
@@ -434,7 +401,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     }
 
     private void bodyTimedOut() {
-        if (phase == Phase.BODY) {
+        if (phase == ConnectionPhase.BODY) {
             endBody(replies.bodyTimedOut());
         }
     }
@@ -472,14 +439,14 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     /**
      * Answers a request itself. The connection stays open when the request allows it: the next
      * head is awaited at once after a whole one, else once the empty last part the decoder emits
-     * behind a bodiless head ends the exchange ({@link Phase#DISCARD}).
+     * behind a bodiless head ends the exchange ({@link ConnectionPhase#DISCARD}).
      */
     private void answer(RequestHeads.Answer answer) {
-        if (answer.close() || inputClosed) {
+        if (answer.close() || reads.isInputClosed()) {
             answerAndClose(answer.page());
             return;
         }
-        phase = answer.whole() ? Phase.HEAD : Phase.DISCARD;
+        phase = answer.whole() ? ConnectionPhase.HEAD : ConnectionPhase.DISCARD;
         if (answer.whole()) {
             awaitHead();
         }
@@ -499,7 +466,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     /** Nothing more is read or handled: the connection closes once its last writes are out. */
     private void closing() {
         timer.cancel();
-        phase = Phase.CLOSING;
+        phase = ConnectionPhase.CLOSING;
         releasePending();
     }
 
@@ -508,7 +475,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     }
 
     private void headTimedOut() {
-        if (phase == Phase.HEAD) {
+        if (phase == ConnectionPhase.HEAD) {
             vhost.counters().slowHeads.incrementAndGet();
             log.debug("{} closing: no complete request head within {} s", ctx.channel(), vhost.headTimeoutSeconds());
             ctx.close();
@@ -517,11 +484,6 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
 
     private void releasePending() {
         retry.drop();
-        ReferenceCountUtil.release(headBytes);
-        headBytes = null;
-        Object m;
-        while ((m = pending.poll()) != null) {
-            ReferenceCountUtil.release(m);
-        }
+        reads.releaseAll();
     }
 }
