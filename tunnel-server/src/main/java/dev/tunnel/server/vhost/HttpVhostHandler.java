@@ -9,7 +9,6 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
@@ -97,11 +96,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     /** @param scanPlainHeads false: every request head goes to Netty's decoder (for tests that compare the two) */
     static void install(ChannelPipeline pipeline, VhostSettings vhost, String proto, LoopAffinity affinity,
                         boolean scanPlainHeads) {
-        HttpDecoderConfig requests = new HttpDecoderConfig()
-                .setMaxInitialLineLength(VhostSettings.MAX_REQUEST_LINE)
-                .setMaxHeaderSize(VhostSettings.MAX_REQUEST_HEADERS)
-                .setMaxChunkSize(256 * 1024);
-        pipeline.addLast(TunnelPipeline.HTTP_CODEC, new RequestDecoder(requests, scanPlainHeads));
+        pipeline.addLast(TunnelPipeline.HTTP_CODEC, new RequestDecoder(scanPlainHeads));
         pipeline.addLast(TunnelPipeline.VHOST, new HttpVhostHandler(vhost, proto, affinity));
     }
 
