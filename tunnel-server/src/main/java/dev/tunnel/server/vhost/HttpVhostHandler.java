@@ -24,12 +24,10 @@ import org.slf4j.LoggerFactory;
  * aggregated. Responses come back from the {@link Upstream} as bytes to write as they are.
  *
  * <h3>One request at a time</h3>
- * A request head is routed and rewritten, or answered here ({@link RequestHeads}), and sent on a
- * connection to its proxy's app ({@link Upstreams}:
- * the one the previous request used when it goes to the same proxy, else an idle one of that
- * proxy's {@link IdleUpstreams}, else a new stream, or work connection in pool mode, after the
- * public connection moved to that connection's event loop). The next request is handled once
- * the response is complete; a pipelined one waits, unread.
+ * A request head is routed and rewritten, or answered here ({@link RequestHeads}), and put on a
+ * connection to its proxy's app ({@link RequestDispatch}, {@link Upstreams}). The next request is
+ * handled once the response is complete ({@link Exchange}); a pipelined one waits, unread
+ * ({@link VisitorReads}). Each step is a {@link ConnectionPhase}.
  *
  * <h3>Reuse</h3>
  * A connection to an app whose exchange ended cleanly with both sides keep-alive
@@ -40,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * <h3>Backpressure</h3>
  * {@code AUTO_READ} is off: the socket is read while a head is awaited, or while a body goes to
  * a writable upstream; {@link #onUpstreamWritable} resumes. Response bytes go back with their
- * credit returned once the socket took them.
+ * credit returned once the socket took them ({@link ResponseRelay}).
  *
  * <h3>Upgrade</h3>
  * A 101 answer hands the connection to a raw relay to the same app connection
@@ -73,10 +71,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     private ConnectionTimer timer;
     private ConnectionPhase phase = ConnectionPhase.HEAD;
     private Upstreams upstreams;
-    private Entry<HttpRoute> route;
-    private boolean dispatching;
-    /** The request in flight while it may be sent again. */
-    private final RetryHold retry = new RetryHold();
+    private RequestDispatch requests;
 
     /**
      * @param proto    what {@code X-Forwarded-Proto} says: "http"
@@ -109,6 +104,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         this.responses = new ResponseRelay(ctx, exchange, this::responseStarted);
         this.upstreams = new Upstreams(ctx, this, affinity, timer::stop, // its task lives on the loop being left
                 vhost.counters());
+        this.requests = new RequestDispatch(ctx.channel(), upstreams, vhost.counters(), this::opened);
         if (ctx.channel().isActive()) {
             awaitHead();
         }
@@ -192,39 +188,24 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         reads.readIfWanted(ctx, phase, up != null && up.isWritable());
     }
 
-    /** A head was read: it is forwarded ({@link #dispatch}) or answered here. */
+    /** A head was read: it is forwarded ({@link RequestDispatch}) or answered here. */
     private void onHead(RequestHeads.Next next) {
         timer.cancel();
         if (next instanceof RequestHeads.Forward forward) {
             exchange.request(forward.keepAlive());
-            dispatch(forward.head(), forward.route());
+            phase = ConnectionPhase.OPENING;
+            requests.dispatch(forward.head(), forward.route());
         } else {
             answer((RequestHeads.Answer) next);
         }
     }
 
     /**
-     * Sends a routed head to its proxy's app, on the connection the previous request used when it
-     * goes to the same proxy, else on a new one ({@link Upstreams}, which may have to wait).
+     * A routed head has a connection to go on, or none could be had ({@link RequestDispatch.Opened}).
+     * A head sent {@code again} had its body (none) forwarded already, so its end is sent here, as
+     * for a head that is the whole request ({@link Outgoing#whole}).
      */
-    private void dispatch(Outgoing head, Entry<HttpRoute> found) {
-        phase = ConnectionPhase.OPENING;
-        dispatching = true;
-        if (upstreams.ready(found)) {
-            opened(head, found, true, false); // the common case, without a callback to make
-        } else {
-            upstreams.forRoute(found, false, ok -> opened(head, found, ok, false));
-        }
-        dispatching = false;
-    }
-
-    /**
-     * @param head  what to send (ownership passes)
-     * @param again the request is sent a second time, on a new connection ({@link RetryHold}): its
-     *              body (none) was forwarded already, so its end is sent here, as for a head
-     *              that is the whole request ({@link Outgoing#whole})
-     */
-    private void opened(Outgoing head, Entry<HttpRoute> found, boolean ok, boolean again) {
+    private void opened(Outgoing head, Entry<HttpRoute> found, boolean ok, boolean again, boolean waited) {
         if (phase != ConnectionPhase.OPENING || !ctx.channel().isActive()) {
             head.release();
             return;
@@ -234,20 +215,15 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
             badGateway(found, "the proxy's client is gone or refused the connection");
             return;
         }
-        route = found;
         exchange.dispatched(head.reusable(), head.headRequest());
         phase = ConnectionPhase.BODY;
-        Upstream up = upstreams.current();
-        if (!again && up.reused() && head.retryable()) {
-            retry.hold(head);
-        }
-        up.sendHead(head.encode(), head.spliced(), head.headRequest());
+        requests.send(head, found, again);
         if (again || head.whole()) {
             onBody(LastHttpContent.EMPTY_LAST_CONTENT);
         } else {
             timer.start(vhost.bodyTimeoutSeconds(), bodyTimedOut);
         }
-        if (!dispatching) { // it waited: nothing was read meanwhile
+        if (waited) { // nothing was read meanwhile
             process();
             readIfWanted();
         }
@@ -286,7 +262,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
             ResponseRelay.drop(from, parts, rawBytes);
             return;
         }
-        retry.drop(); // the app answered: whatever happens now, the request is not sent again
+        requests.answered(); // whatever happens now, the request is not sent again
         String failure = responses.pass(from, parts, rawBytes);
         if (failure != null) {
             failUpstream(failure);
@@ -311,7 +287,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         }
         if (phase == ConnectionPhase.HEAD) {
             upstreams.end(false); // the app closed a kept-alive connection: the next request opens another
-        } else if (retry.holding()) {
+        } else if (requests.canSendAgain()) {
             sendAgain();
         } else if (!exchange.responseStarted) {
             failUpstream("it closed the connection without a response");
@@ -329,10 +305,10 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         if (phase == ConnectionPhase.HEAD) {
             return;
         }
-        if (retry.holding()) {
+        if (requests.canSendAgain()) {
             sendAgain();
         } else if (!exchange.responseStarted) {
-            badGateway(route, code == ResetCode.CONNECT_FAILED ? "the local app refused the connection (is it running?)"
+            badGateway(requests.route(), code == ResetCode.CONNECT_FAILED ? "the local app refused the connection (is it running?)"
                     : "its connection was reset (" + ResetCode.name(code) + ")");
         } else {
             ctx.close();
@@ -366,15 +342,9 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
 
     /** Sends the request in flight again on a new connection: the reused one failed before answering. */
     private void sendAgain() {
-        Outgoing again = retry.takeAgain();
-        vhost.counters().retried.incrementAndGet();
-        log.debug("{} {} closed before answering; sending the request again on a new connection", ctx.channel(),
-                HttpRoute.describe(route));
-        upstreams.end(true);
         timer.cancel();
-        Entry<HttpRoute> found = route;
         phase = ConnectionPhase.OPENING;
-        upstreams.forRoute(found, true, ok -> opened(again, found, ok, true));
+        requests.sendAgain();
     }
 
     /** The app answered 101: from here the stream carries raw bytes both ways. */
@@ -391,7 +361,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         if (phase == ConnectionPhase.RESPONSE && !exchange.responseStarted) {
             upstreams.end(true);
             closing();
-            replies.gatewayTimeout(route);
+            replies.gatewayTimeout(requests.route());
         }
     }
 
@@ -422,7 +392,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         if (exchange.responseStarted) {
             ctx.close();
         } else {
-            badGateway(route, why);
+            badGateway(requests.route(), why);
         }
     }
 
@@ -478,7 +448,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     }
 
     private void releasePending() {
-        retry.drop();
+        requests.answered();
         reads.releaseAll();
     }
 }
