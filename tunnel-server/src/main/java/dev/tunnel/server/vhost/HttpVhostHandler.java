@@ -99,7 +99,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         this.timer = new ConnectionTimer(ctx.channel());
-        this.replies = new Replies(ctx, vhost);
+        this.replies = new Replies(ctx, vhost, this::closing);
         this.heads = new RequestHeads(vhost, ctx.channel(), proto);
         this.responses = new ResponseRelay(ctx, exchange, this::responseStarted);
         this.upstreams = new Upstreams(ctx, this, affinity, timer::stop, // its task lives on the loop being left
@@ -212,7 +212,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         }
         if (!ok) {
             head.release();
-            badGateway(found, "the proxy's client is gone or refused the connection");
+            replies.badGateway(found, "the proxy's client is gone or refused the connection");
             return;
         }
         exchange.dispatched(head.reusable(), head.headRequest());
@@ -292,7 +292,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         } else if (!exchange.responseStarted) {
             failUpstream("it closed the connection without a response");
         } else if (!exchange.responseDone) {
-            closeAfterWrites(); // the response was cut short
+            replies.closeAfterWrites(); // the response was cut short
         }
     }
 
@@ -308,7 +308,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         if (requests.canSendAgain()) {
             sendAgain();
         } else if (!exchange.responseStarted) {
-            badGateway(requests.route(), code == ResetCode.CONNECT_FAILED ? "the local app refused the connection (is it running?)"
+            replies.badGateway(requests.route(), code == ResetCode.CONNECT_FAILED ? "the local app refused the connection (is it running?)"
                     : "its connection was reset (" + ResetCode.name(code) + ")");
         } else {
             ctx.close();
@@ -331,7 +331,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         }
         if (!exchange.keepAlive || reads.isInputClosed()) {
             upstreams.release(); // free for the next public connection at once
-            closeAfterWrites();
+            replies.closeAfterWrites();
             return;
         }
         phase = ConnectionPhase.HEAD;
@@ -360,7 +360,6 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     private void responseTimedOut() {
         if (phase == ConnectionPhase.RESPONSE && !exchange.responseStarted) {
             upstreams.end(true);
-            closing();
             replies.gatewayTimeout(requests.route());
         }
     }
@@ -383,7 +382,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
             closing();
             ctx.close();
         } else {
-            answerAndClose(page);
+            replies.sendAndClose(page);
         }
     }
 
@@ -392,13 +391,8 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         if (exchange.responseStarted) {
             ctx.close();
         } else {
-            badGateway(requests.route(), why);
+            replies.badGateway(requests.route(), why);
         }
-    }
-
-    private void badGateway(Entry<HttpRoute> r, String why) {
-        closing();
-        replies.badGateway(r, why);
     }
 
     /**
@@ -408,7 +402,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
      */
     private void answer(RequestHeads.Answer answer) {
         if (answer.close() || reads.isInputClosed()) {
-            answerAndClose(answer.page());
+            replies.sendAndClose(answer.page());
             return;
         }
         phase = answer.whole() ? ConnectionPhase.HEAD : ConnectionPhase.DISCARD;
@@ -416,16 +410,6 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
             awaitHead();
         }
         replies.send(answer.page());
-    }
-
-    private void answerAndClose(FullHttpResponse response) {
-        closing();
-        replies.sendAndClose(response);
-    }
-
-    private void closeAfterWrites() {
-        closing();
-        replies.closeAfterWrites();
     }
 
     /** Nothing more is read or handled: the connection closes once its last writes are out. */
