@@ -61,14 +61,11 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     private final LoopAffinity affinity;
     private final VisitorReads reads = new VisitorReads();
     private final Exchange exchange = new Exchange();
-    private final Runnable headTimedOut = this::headTimedOut;
-    private final Runnable responseTimedOut = this::responseTimedOut;
-    private final Runnable bodyTimedOut = this::bodyTimedOut;
     private ChannelHandlerContext ctx;
     private Replies replies;
     private RequestHeads heads;
     private ResponseRelay responses;
-    private ConnectionTimer timer;
+    private ExchangeTimeouts timeouts;
     private ConnectionPhase phase = ConnectionPhase.HEAD;
     private Upstreams upstreams;
     private RequestDispatch requests;
@@ -98,21 +95,22 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
-        this.timer = new ConnectionTimer(ctx.channel());
+        this.timeouts = new ExchangeTimeouts(ctx.channel(), vhost, this::headTimedOut, this::bodyTimedOut,
+                this::responseTimedOut);
         this.replies = new Replies(ctx, vhost, this::closing);
         this.heads = new RequestHeads(vhost, ctx.channel(), proto);
         this.responses = new ResponseRelay(ctx, exchange, this::responseStarted);
-        this.upstreams = new Upstreams(ctx, this, affinity, timer::stop, // its task lives on the loop being left
+        this.upstreams = new Upstreams(ctx, this, affinity, timeouts::stop, // its task lives on the loop being left
                 vhost.counters());
         this.requests = new RequestDispatch(ctx.channel(), upstreams, vhost.counters(), this::opened);
         if (ctx.channel().isActive()) {
-            awaitHead();
+            timeouts.awaitHead();
         }
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        awaitHead();
+        timeouts.awaitHead();
         ctx.fireChannelActive();
         readIfWanted(); // AUTO_READ is off: the first read is ours to ask for
     }
@@ -144,7 +142,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         phase = ConnectionPhase.CLOSING;
-        timer.stop();
+        timeouts.stop();
         if (exchange.complete() && exchange.upstreamReusable) {
             upstreams.release();
         } else {
@@ -173,7 +171,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
             } else if (msg instanceof LastHttpContent && phase == ConnectionPhase.DISCARD) {
                 ReferenceCountUtil.release(msg);
                 phase = ConnectionPhase.HEAD;
-                awaitHead();
+                timeouts.awaitHead();
             } else {
                 ReferenceCountUtil.release(msg);
             }
@@ -190,7 +188,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
 
     /** A head was read: it is forwarded ({@link RequestDispatch}) or answered here. */
     private void onHead(RequestHeads.Next next) {
-        timer.cancel();
+        timeouts.cancel();
         if (next instanceof RequestHeads.Forward forward) {
             exchange.request(forward.keepAlive());
             phase = ConnectionPhase.OPENING;
@@ -221,7 +219,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         if (again || head.whole()) {
             onBody(LastHttpContent.EMPTY_LAST_CONTENT);
         } else {
-            timer.start(vhost.bodyTimeoutSeconds(), bodyTimedOut);
+            timeouts.awaitBody();
         }
         if (waited) { // nothing was read meanwhile
             process();
@@ -238,7 +236,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         boolean last = content instanceof LastHttpContent;
         upstreams.current().send(content);
         if (!last) {
-            timer.start(vhost.bodyTimeoutSeconds(), bodyTimedOut);
+            timeouts.awaitBody();
             return;
         }
         exchange.requestDone = true;
@@ -247,9 +245,9 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         } else {
             phase = ConnectionPhase.RESPONSE;
             if (exchange.responseStarted) {
-                timer.cancel();
+                timeouts.cancel();
             } else {
-                timer.start(vhost.responseTimeoutSeconds(), responseTimedOut);
+                timeouts.awaitResponse();
             }
         }
     }
@@ -276,7 +274,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     /** A final response head came: the response timeout ends (a body's runs on while it is sent). */
     private void responseStarted() {
         if (phase != ConnectionPhase.BODY) {
-            timer.cancel();
+            timeouts.cancel();
         }
     }
 
@@ -325,7 +323,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     // ---- exchange ends ----
 
     private void exchangeDone() {
-        timer.cancel();
+        timeouts.cancel();
         if (!exchange.upstreamReusable) {
             upstreams.end(false);
         }
@@ -335,21 +333,21 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
             return;
         }
         phase = ConnectionPhase.HEAD;
-        awaitHead();
+        timeouts.awaitHead();
         process();
         readIfWanted();
     }
 
     /** Sends the request in flight again on a new connection: the reused one failed before answering. */
     private void sendAgain() {
-        timer.cancel();
+        timeouts.cancel();
         phase = ConnectionPhase.OPENING;
         requests.sendAgain();
     }
 
     /** The app answered 101: from here the stream carries raw bytes both ways. */
     private void upgrade() {
-        timer.stop();
+        timeouts.stop();
         phase = ConnectionPhase.UPGRADED;
         Upstream up = upstreams.forget();
         up.release();
@@ -407,20 +405,16 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         }
         phase = answer.whole() ? ConnectionPhase.HEAD : ConnectionPhase.DISCARD;
         if (answer.whole()) {
-            awaitHead();
+            timeouts.awaitHead();
         }
         replies.send(answer.page());
     }
 
     /** Nothing more is read or handled: the connection closes once its last writes are out. */
     private void closing() {
-        timer.cancel();
+        timeouts.cancel();
         phase = ConnectionPhase.CLOSING;
         releasePending();
-    }
-
-    private void awaitHead() {
-        timer.start(vhost.headTimeoutSeconds(), headTimedOut);
     }
 
     private void headTimedOut() {
