@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * A connection to an app whose exchange ended cleanly with both sides keep-alive
  * ({@link Exchange#upstreamReusable}) is kept while requests go to its proxy, and parked for
  * other public connections once this one closes or goes elsewhere. A bodiless idempotent request
- * whose reused connection closes before any byte of an answer is sent once more on a new one.
+ * whose reused connection closes before any byte of an answer is sent once more on a new one
+ * ({@link RequestDispatch}).
  *
  * <h3>Backpressure</h3>
  * {@code AUTO_READ} is off: the socket is read while a head is awaited, or while a body goes to
@@ -46,10 +47,11 @@ import org.slf4j.LoggerFactory;
  *
  * <h3>Errors</h3>
  * 400/414/431 for requests that cannot be parsed or routed (then closed), 404 for an unknown
- * host, 401 for failed auth, 502 when no connection to the app could be opened or it was reset
- * before a response, 504 after {@code vhostHTTPTimeout} without one ({@link Replies}). A body
- * that is malformed or cut short by the visitor's FIN ({@link RequestDecoder}) is 400, one with
- * no byte for {@code vhostHTTPBodyTimeout} 408; both close, and reset the app's connection.
+ * host, 401 for failed auth ({@link RequestHeads}); 502 when no connection to the app could be
+ * opened or it was reset before a response, 504 after {@code vhostHTTPTimeout} without one
+ * ({@link Replies}, {@link ExchangeTimeouts}). A body that is malformed or cut short by the
+ * visitor's FIN ({@link RequestDecoder}) is 400, one with no byte for {@code vhostHTTPBodyTimeout}
+ * 408; both close, and reset the app's connection.
  *
  * <p>Threading: runs on the connection's event loop, which is the loop of its current upstream.
  */
@@ -349,10 +351,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     private void upgrade() {
         timeouts.stop();
         phase = ConnectionPhase.UPGRADED;
-        Upstream up = upstreams.forget();
-        up.release();
-        ctx.flush();
-        ProtocolSwitch.toRelay(ctx, up.conn, up.target().traffic(), reads.unhandled());
+        ProtocolSwitch.toRelay(ctx, upstreams.forget(), reads.unhandled());
     }
 
     private void responseTimedOut() {
