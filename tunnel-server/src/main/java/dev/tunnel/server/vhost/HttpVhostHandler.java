@@ -282,36 +282,38 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
 
     @Override
     public void onUpstreamFin(Upstream from) {
-        if (from != upstreams.current()) {
-            return;
-        }
-        if (phase == ConnectionPhase.HEAD) {
-            upstreams.end(false); // the app closed a kept-alive connection: the next request opens another
-        } else if (requests.canSendAgain()) {
-            sendAgain();
-        } else if (!exchange.responseStarted) {
-            failUpstream("it closed the connection without a response");
-        } else if (!exchange.responseDone) {
-            replies.closeAfterWrites(); // the response was cut short
+        if (from == upstreams.current()) {
+            appEnded(false, "it closed the connection without a response");
         }
     }
 
     @Override
     public void onUpstreamReset(Upstream from, int code) {
-        if (from != upstreams.current()) {
-            return;
+        if (from == upstreams.current()) {
+            upstreams.forget();
+            appEnded(true, code == ResetCode.CONNECT_FAILED ? "the local app refused the connection (is it running?)"
+                    : "its connection was reset (" + ResetCode.name(code) + ")");
         }
-        upstreams.forget();
+    }
+
+    /**
+     * The current app connection closed ({@code reset}: was reset, and is let go of already).
+     * Between requests that is the app's right: the next request opens another. Else the request
+     * goes again when it may, a 502 says {@code why} when nothing of the response came, and the
+     * visitor's connection closes when the response was under way (after what was written of it,
+     * for a close; at once for a reset).
+     */
+    private void appEnded(boolean reset, String why) {
         if (phase == ConnectionPhase.HEAD) {
-            return;
-        }
-        if (requests.canSendAgain()) {
+            upstreams.end(false);
+        } else if (requests.canSendAgain()) {
             sendAgain();
         } else if (!exchange.responseStarted) {
-            replies.badGateway(requests.route(), code == ResetCode.CONNECT_FAILED ? "the local app refused the connection (is it running?)"
-                    : "its connection was reset (" + ResetCode.name(code) + ")");
-        } else {
+            failUpstream(why);
+        } else if (reset) {
             ctx.close();
+        } else if (!exchange.responseDone) {
+            replies.closeAfterWrites(); // the response was cut short
         }
     }
 
