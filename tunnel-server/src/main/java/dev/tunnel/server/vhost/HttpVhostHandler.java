@@ -1,27 +1,17 @@
 package dev.tunnel.server.vhost;
 
-import static dev.tunnel.server.vhost.Outgoing.retryable;
-
 import dev.tunnel.protocol.ResetCode;
 import dev.tunnel.protocol.TunnelPipeline;
-import dev.tunnel.server.inbound.VisitorAddress;
 import dev.tunnel.server.vhost.RouteTable.Entry;
-import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpDecoderConfig;
-import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
-import java.util.ArrayDeque;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,23 +24,22 @@ import org.slf4j.LoggerFactory;
  * aggregated. Responses come back from the {@link Upstream} as bytes to write as they are.
  *
  * <h3>One request at a time</h3>
- * A request head is routed ({@link RequestRouting}), rewritten (forwarding headers, Host,
- * {@code requestHeaders.set}) and sent on a connection to its proxy's app ({@link Upstreams}:
- * the one the previous request used when it goes to the same proxy, else an idle one of that
- * proxy's {@link IdleUpstreams}, else a new stream, or work connection in pool mode, after the
- * public connection moved to that connection's event loop). The next request is handled once
- * the response is complete; a pipelined one waits, unread.
+ * A request head is routed and rewritten, or answered here ({@link RequestHeads}), and put on a
+ * connection to its proxy's app ({@link RequestDispatch}, {@link Upstreams}). The next request is
+ * handled once the response is complete ({@link Exchange}); a pipelined one waits, unread
+ * ({@link VisitorReads}). Each step is a {@link ConnectionPhase}.
  *
  * <h3>Reuse</h3>
  * A connection to an app whose exchange ended cleanly with both sides keep-alive
  * ({@link Exchange#upstreamReusable}) is kept while requests go to its proxy, and parked for
  * other public connections once this one closes or goes elsewhere. A bodiless idempotent request
- * whose reused connection closes before any byte of an answer is sent once more on a new one.
+ * whose reused connection closes before any byte of an answer is sent once more on a new one
+ * ({@link RequestDispatch}).
  *
  * <h3>Backpressure</h3>
  * {@code AUTO_READ} is off: the socket is read while a head is awaited, or while a body goes to
  * a writable upstream; {@link #onUpstreamWritable} resumes. Response bytes go back with their
- * credit returned once the socket took them.
+ * credit returned once the socket took them ({@link ResponseRelay}).
  *
  * <h3>Upgrade</h3>
  * A 101 answer hands the connection to a raw relay to the same app connection
@@ -58,45 +47,30 @@ import org.slf4j.LoggerFactory;
  *
  * <h3>Errors</h3>
  * 400/414/431 for requests that cannot be parsed or routed (then closed), 404 for an unknown
- * host, 401 for failed auth, 502 when no connection to the app could be opened or it was reset
- * before a response, 504 after {@code vhostHTTPTimeout} without one ({@link Replies}). A body
- * that is malformed or cut short by the visitor's FIN ({@link RequestDecoder}) is 400, one with
- * no byte for {@code vhostHTTPBodyTimeout} 408; both close, and reset the app's connection.
+ * host, 401 for failed auth ({@link RequestHeads}); 502 when no connection to the app could be
+ * opened or it was reset before a response, 504 after {@code vhostHTTPTimeout} without one
+ * ({@link Replies}, {@link ExchangeTimeouts}). A body that is malformed or cut short by the
+ * visitor's FIN ({@link RequestDecoder}) is 400, one with no byte for {@code vhostHTTPBodyTimeout}
+ * 408; both close, and reset the app's connection.
  *
  * <p>Threading: runs on the connection's event loop, which is the loop of its current upstream.
  */
 public final class HttpVhostHandler extends ChannelInboundHandlerAdapter implements Upstream.Listener {
     private static final Logger log = LoggerFactory.getLogger(HttpVhostHandler.class);
 
-    /**
-     * HEAD: awaiting a request head; OPENING: waiting for a connection to the routed proxy; BODY:
-     * forwarding the request's body; DISCARD: dropping the body of a request answered here;
-     * RESPONSE: awaiting the rest of the response; UPGRADED: handed to a relay; CLOSING: done.
-     */
-    private enum Phase { HEAD, OPENING, BODY, DISCARD, RESPONSE, UPGRADED, CLOSING }
-
     private final VhostSettings vhost;
     private final String proto;
     private final LoopAffinity affinity;
-    private final ArrayDeque<Object> pending = new ArrayDeque<>(4);
+    private final VisitorReads reads = new VisitorReads();
     private final Exchange exchange = new Exchange();
-    private final Runnable headTimedOut = this::headTimedOut;
-    private final Runnable responseTimedOut = this::responseTimedOut;
-    private final Runnable bodyTimedOut = this::bodyTimedOut;
     private ChannelHandlerContext ctx;
     private Replies replies;
-    private ConnectionTimer timer;
-    private Phase phase = Phase.HEAD;
+    private RequestHeads heads;
+    private ResponseRelay responses;
+    private ExchangeTimeouts timeouts;
+    private ConnectionPhase phase = ConnectionPhase.HEAD;
     private Upstreams upstreams;
-    private Entry<HttpRoute> route;
-    private boolean inputClosed;
-    private boolean dispatching;
-    /** The forwarding lines of this connection's visitor; made with the first routed request. */
-    private ForwardingLines forwardingLines;
-    /** The request in flight while it may be sent again. */
-    private final RetryHold retry = new RetryHold();
-    /** The bytes of the head that the decoder hands on next ({@link RequestDecoder}); owned until then. */
-    private RequestDecoder.HeadBytes headBytes;
+    private RequestDispatch requests;
 
     /**
      * @param proto    what {@code X-Forwarded-Proto} says: "http"
@@ -116,29 +90,29 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     /** @param scanPlainHeads false: every request head goes to Netty's decoder (for tests that compare the two) */
     static void install(ChannelPipeline pipeline, VhostSettings vhost, String proto, LoopAffinity affinity,
                         boolean scanPlainHeads) {
-        HttpDecoderConfig requests = new HttpDecoderConfig()
-                .setMaxInitialLineLength(VhostSettings.MAX_REQUEST_LINE)
-                .setMaxHeaderSize(VhostSettings.MAX_REQUEST_HEADERS)
-                .setMaxChunkSize(256 * 1024);
-        pipeline.addLast(TunnelPipeline.HTTP_CODEC, new RequestDecoder(requests, scanPlainHeads));
+        pipeline.addLast(TunnelPipeline.HTTP_CODEC, new RequestDecoder(scanPlainHeads));
         pipeline.addLast(TunnelPipeline.VHOST, new HttpVhostHandler(vhost, proto, affinity));
     }
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
-        this.timer = new ConnectionTimer(ctx.channel());
-        this.replies = new Replies(ctx, vhost);
-        this.upstreams = new Upstreams(ctx, this, affinity, timer::stop, // its task lives on the loop being left
+        this.timeouts = new ExchangeTimeouts(ctx.channel(), vhost, this::headTimedOut, this::bodyTimedOut,
+                this::responseTimedOut);
+        this.replies = new Replies(ctx, vhost, this::closing);
+        this.heads = new RequestHeads(vhost, ctx.channel(), proto);
+        this.responses = new ResponseRelay(ctx, exchange, this::responseStarted);
+        this.upstreams = new Upstreams(ctx, this, affinity, timeouts::stop, // its task lives on the loop being left
                 vhost.counters());
+        this.requests = new RequestDispatch(ctx.channel(), upstreams, vhost.counters(), this::opened);
         if (ctx.channel().isActive()) {
-            awaitHead();
+            timeouts.awaitHead();
         }
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        awaitHead();
+        timeouts.awaitHead();
         ctx.fireChannelActive();
         readIfWanted(); // AUTO_READ is off: the first read is ours to ask for
     }
@@ -147,7 +121,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        pending.add(msg);
+        reads.add(msg);
         process();
     }
 
@@ -159,8 +133,8 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt == ChannelInputShutdownEvent.INSTANCE) {
-            inputClosed = true;
-            if (phase == Phase.HEAD && pending.isEmpty()) {
+            reads.inputClosed();
+            if (phase == ConnectionPhase.HEAD && !reads.waiting()) {
                 ctx.close();
             }
         }
@@ -169,8 +143,8 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        phase = Phase.CLOSING;
-        timer.stop();
+        phase = ConnectionPhase.CLOSING;
+        timeouts.stop();
         if (exchange.complete() && exchange.upstreamReusable) {
             upstreams.release();
         } else {
@@ -186,181 +160,70 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         ctx.close();
     }
 
-    /** Handles what was read, as far as the phase allows; the rest waits in {@code pending}. */
+    /** Handles what was read, as far as the phase allows; the rest waits in {@link VisitorReads}. */
     private void process() {
-        while (!pending.isEmpty()) {
-            Object msg = pending.peek();
-            boolean isHead = msg instanceof HttpRequest || msg instanceof RequestDecoder.HeadBytes
-                    || msg instanceof PlainRequest;
-            if (phase == Phase.OPENING || phase == Phase.RESPONSE || phase == Phase.CLOSING
-                    || phase == Phase.UPGRADED || (isHead && phase != Phase.HEAD)) {
-                if (phase == Phase.CLOSING) {
-                    releasePending();
-                }
-                return; // handled once the current exchange is over
-            }
-            pending.poll();
-            if (msg instanceof RequestDecoder.HeadBytes bytes) {
-                headBytes = bytes; // its head follows at once
-            } else if (msg instanceof PlainRequest plain) {
-                onPlainHead(plain);
-            } else if (isHead) {
-                onHead((HttpRequest) msg);
-            } else if (msg instanceof HttpContent content && phase == Phase.BODY) {
+        Object msg;
+        while ((msg = reads.next(phase)) != null) {
+            if (msg instanceof PlainRequest plain) {
+                onHead(heads.of(plain));
+            } else if (msg instanceof HttpRequest request) {
+                onHead(heads.of(request, reads.takeHeadBytes()));
+            } else if (msg instanceof HttpContent content && phase == ConnectionPhase.BODY) {
                 onBody(content);
-            } else if (msg instanceof LastHttpContent && phase == Phase.DISCARD) {
+            } else if (msg instanceof LastHttpContent && phase == ConnectionPhase.DISCARD) {
                 ReferenceCountUtil.release(msg);
-                phase = Phase.HEAD;
-                awaitHead();
+                phase = ConnectionPhase.HEAD;
+                timeouts.awaitHead();
             } else {
                 ReferenceCountUtil.release(msg);
             }
         }
+        if (phase == ConnectionPhase.CLOSING && reads.waiting()) {
+            releasePending();
+        }
     }
 
-    /**
-     * Asks for the next read when what it brings can be handled, or held without growing: while a
-     * response is awaited too, so the socket stays armed between requests (a read asked for and
-     * taken back would cost two {@code epoll_ctl}s per keep-alive request) and a pipelined request
-     * waits in {@code pending}, one read at most, which stops further reads.
-     */
     private void readIfWanted() {
-        if (!pending.isEmpty() || inputClosed || !ctx.channel().isActive()) {
-            return;
-        }
-        if (phase == Phase.HEAD || phase == Phase.DISCARD || phase == Phase.RESPONSE
-                || (phase == Phase.BODY && upstreams.current() != null && upstreams.current().isWritable())) {
-            ctx.read();
-        }
+        Upstream up = upstreams.current();
+        reads.readIfWanted(ctx, phase, up != null && up.isWritable());
     }
 
-    private void onHead(HttpRequest request) {
-        RequestDecoder.HeadBytes raw = headBytes;
-        headBytes = null;
-        try {
-            onHead(request, raw);
-        } finally {
-            ReferenceCountUtil.release(raw);
-        }
-    }
-
-    /** @param raw the bytes the head came in, or null (not released here) */
-    private void onHead(HttpRequest request, RequestDecoder.HeadBytes raw) {
-        timer.cancel();
-        RequestRouting.Decision decision = RequestRouting.decide(vhost, request, ctx.channel());
-        if (decision.answer() != null && decision.close()) {
-            ReferenceCountUtil.release(request); // a head the decoder could not parse: its Content-Length may be junk
-            answerAndClose(decision.answer());
-            return;
-        }
-        exchange.request(HttpUtil.isKeepAlive(request));
-        if (decision.answer() != null) {
-            answer(decision.answer(), HttpUtil.isTransferEncodingChunked(request)
-                    || HttpUtil.getContentLength(request, 0L) > 0);
-            return;
-        }
-        ByteBuf spliced = raw == null ? null
-                : RequestSplice.build(ctx.alloc(), raw.content(), request, decision.route().target(), forwardingLines());
-        if (spliced == null) {
-            forwarded(request, decision.route());
-        }
-        boolean reusable = Exchange.reusableAfter(request);
-        dispatch(new Outgoing(spliced == null ? request : null, spliced, HttpMethod.HEAD.equals(request.method()),
-                reusable, Outgoing.retryable(request), false), decision.route());
-    }
-
-    /**
-     * A head the scan read ({@link PlainRequestHead}): routed on what the scan found, and sent as
-     * its bytes with the forwarding lines, unless the route rewrites it (then it is read as an
-     * {@link HttpRequest} and encoded).
-     */
-    private void onPlainHead(PlainRequest head) {
-        try {
-            timer.cancel();
-            RequestRouting.Decision decision = RequestRouting.decide(vhost, head.routingHost(), head.path(),
-                    head.authorization(), ctx.channel());
-            exchange.request(true); // HTTP/1.1 without Connection: close
-            if (decision.answer() != null && decision.close()) {
-                answerAndClose(decision.answer());
-                return;
-            }
-            if (decision.answer() != null) {
-                answerWhole(decision.answer());
-                return;
-            }
-            boolean headRequest = HttpMethod.HEAD.equals(head.method());
-            boolean retryable = Outgoing.retryable(head.method());
-            ByteBuf spliced = RequestSplice.plain(head, decision.route().target(), forwardingLines());
-            if (spliced != null) {
-                dispatch(new Outgoing(null, spliced, headRequest, true, retryable, true), decision.route());
-                return;
-            }
-            HttpRequest request = head.toHttpRequest();
-            forwarded(request, decision.route());
-            dispatch(new Outgoing(request, null, headRequest, true, retryable, true), decision.route());
-        } finally {
-            head.release();
-        }
-    }
-
-    private ForwardingLines forwardingLines() {
-        if (forwardingLines == null) {
-            forwardingLines = new ForwardingLines(RequestTarget.ipOf(VisitorAddress.of(ctx.channel())), proto);
-        }
-        return forwardingLines;
-    }
-
-    /** Adds the forwarding headers and the route's rewrites to a head that goes re-encoded. */
-    private void forwarded(HttpRequest request, Entry<HttpRoute> found) {
-        RequestTarget.addForwarded(request, forwardingLines().ip(), proto);
-        found.target().rewriteRequest(request);
-    }
-
-    /**
-     * Sends a routed head to its proxy's app, on the connection the previous request used when it
-     * goes to the same proxy, else on a new one ({@link Upstreams}, which may have to wait).
-     */
-    private void dispatch(Outgoing head, Entry<HttpRoute> found) {
-        phase = Phase.OPENING;
-        dispatching = true;
-        if (upstreams.ready(found)) {
-            opened(head, found, true, false); // the common case, without a callback to make
+    /** A head was read: it is forwarded ({@link RequestDispatch}) or answered here. */
+    private void onHead(RequestHeads.Next next) {
+        timeouts.cancel();
+        if (next instanceof RequestHeads.Forward forward) {
+            exchange.request(forward.keepAlive());
+            phase = ConnectionPhase.OPENING;
+            requests.dispatch(forward.head(), forward.route());
         } else {
-            upstreams.forRoute(found, false, ok -> opened(head, found, ok, false));
+            answer((RequestHeads.Answer) next);
         }
-        dispatching = false;
     }
 
     /**
-     * @param head  what to send (ownership passes)
-     * @param again the request is sent a second time, on a new connection ({@link RetryHold}): its
-     *              body (none) was forwarded already, so its end is sent here, as for a head
-     *              that is the whole request ({@link Outgoing#whole})
+     * A routed head has a connection to go on, or none could be had ({@link RequestDispatch.Opened}).
+     * A head sent {@code again} had its body (none) forwarded already, so its end is sent here, as
+     * for a head that is the whole request ({@link Outgoing#whole}).
      */
-    private void opened(Outgoing head, Entry<HttpRoute> found, boolean ok, boolean again) {
-        if (phase != Phase.OPENING || !ctx.channel().isActive()) {
+    private void opened(Outgoing head, Entry<HttpRoute> found, boolean ok, boolean again, boolean waited) {
+        if (phase != ConnectionPhase.OPENING || !ctx.channel().isActive()) {
             head.release();
             return;
         }
         if (!ok) {
             head.release();
-            badGateway(found, "the proxy's client is gone or refused the connection");
+            replies.badGateway(found, "the proxy's client is gone or refused the connection");
             return;
         }
-        route = found;
         exchange.dispatched(head.reusable(), head.headRequest());
-        phase = Phase.BODY;
-        Upstream up = upstreams.current();
-        if (!again && up.reused() && head.retryable()) {
-            retry.hold(head);
-        }
-        up.sendHead(head.encode(), head.spliced(), head.headRequest());
+        phase = ConnectionPhase.BODY;
+        requests.send(head, found, again);
         if (again || head.whole()) {
             onBody(LastHttpContent.EMPTY_LAST_CONTENT);
         } else {
-            timer.start(vhost.bodyTimeoutSeconds(), bodyTimedOut);
+            timeouts.awaitBody();
         }
-        if (!dispatching) { // it waited: nothing was read meanwhile
+        if (waited) { // nothing was read meanwhile
             process();
             readIfWanted();
         }
@@ -375,18 +238,18 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         boolean last = content instanceof LastHttpContent;
         upstreams.current().send(content);
         if (!last) {
-            timer.start(vhost.bodyTimeoutSeconds(), bodyTimedOut);
+            timeouts.awaitBody();
             return;
         }
         exchange.requestDone = true;
         if (exchange.responseDone) {
             exchangeDone();
         } else {
-            phase = Phase.RESPONSE;
+            phase = ConnectionPhase.RESPONSE;
             if (exchange.responseStarted) {
-                timer.cancel();
+                timeouts.cancel();
             } else {
-                timer.start(vhost.responseTimeoutSeconds(), responseTimedOut);
+                timeouts.awaitResponse();
             }
         }
     }
@@ -395,36 +258,12 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
 
     @Override
     public void onResponse(Upstream from, List<Object> parts, int rawBytes) {
-        if (from != upstreams.current() || phase == Phase.CLOSING) {
-            parts.forEach(ReferenceCountUtil::release);
-            from.consumed(rawBytes);
+        if (from != upstreams.current() || phase == ConnectionPhase.CLOSING) {
+            ResponseRelay.drop(from, parts, rawBytes);
             return;
         }
-        ChannelFuture lastWrite = null;
-        String failure = null;
-        retry.drop(); // the app answered: whatever happens now, the request is not sent again
-        for (Object part : parts) {
-            if (failure != null) {
-                ReferenceCountUtil.release(part);
-            } else if (part instanceof ByteBuf bytes) {
-                lastWrite = ctx.write(SlowReaderCopies.forWrite(ctx.channel(), bytes));
-            } else if (part instanceof HttpObject h && h.decoderResult().isFailure()) {
-                log.debug("{} bad response from {}: {}", ctx.channel(), from, h.decoderResult().cause().toString());
-                failure = "its response could not be parsed";
-            } else if (part instanceof ResponseHead head) {
-                if (exchange.responseHead(head) && phase != Phase.BODY) {
-                    timer.cancel(); // the response timeout; the body's runs on
-                }
-            } else if (part == ResponseReader.END) {
-                exchange.responseEnded();
-            }
-        }
-        if (lastWrite != null) {
-            from.conn.flushLater(ctx.channel());
-            lastWrite.addListener(f -> from.consumed(rawBytes));
-        } else {
-            from.consumed(rawBytes);
-        }
+        requests.answered(); // whatever happens now, the request is not sent again
+        String failure = responses.pass(from, parts, rawBytes);
         if (failure != null) {
             failUpstream(failure);
         } else if (exchange.responseDone && exchange.upgrading) {
@@ -434,38 +273,47 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         }
     }
 
+    /** A final response head came: the response timeout ends (a body's runs on while it is sent). */
+    private void responseStarted() {
+        if (phase != ConnectionPhase.BODY) {
+            timeouts.cancel();
+        }
+    }
+
     @Override
     public void onUpstreamFin(Upstream from) {
-        if (from != upstreams.current()) {
-            return;
-        }
-        if (phase == Phase.HEAD) {
-            upstreams.end(false); // the app closed a kept-alive connection: the next request opens another
-        } else if (retry.holding()) {
-            sendAgain();
-        } else if (!exchange.responseStarted) {
-            failUpstream("it closed the connection without a response");
-        } else if (!exchange.responseDone) {
-            closeAfterWrites(); // the response was cut short
+        if (from == upstreams.current()) {
+            appEnded(false, "it closed the connection without a response");
         }
     }
 
     @Override
     public void onUpstreamReset(Upstream from, int code) {
-        if (from != upstreams.current()) {
-            return;
+        if (from == upstreams.current()) {
+            upstreams.forget();
+            appEnded(true, code == ResetCode.CONNECT_FAILED ? "the local app refused the connection (is it running?)"
+                    : "its connection was reset (" + ResetCode.name(code) + ")");
         }
-        upstreams.forget();
-        if (phase == Phase.HEAD) {
-            return;
-        }
-        if (retry.holding()) {
+    }
+
+    /**
+     * The current app connection closed ({@code reset}: was reset, and is let go of already).
+     * Between requests that is the app's right: the next request opens another. Else the request
+     * goes again when it may, a 502 says {@code why} when nothing of the response came, and the
+     * visitor's connection closes when the response was under way (after what was written of it,
+     * for a close; at once for a reset).
+     */
+    private void appEnded(boolean reset, String why) {
+        if (phase == ConnectionPhase.HEAD) {
+            upstreams.end(false);
+        } else if (requests.canSendAgain()) {
             sendAgain();
         } else if (!exchange.responseStarted) {
-            badGateway(route, code == ResetCode.CONNECT_FAILED ? "the local app refused the connection (is it running?)"
-                    : "its connection was reset (" + ResetCode.name(code) + ")");
-        } else {
+            failUpstream(why);
+        } else if (reset) {
             ctx.close();
+        } else if (!exchange.responseDone) {
+            replies.closeAfterWrites(); // the response was cut short
         }
     }
 
@@ -479,54 +327,44 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     // ---- exchange ends ----
 
     private void exchangeDone() {
-        timer.cancel();
+        timeouts.cancel();
         if (!exchange.upstreamReusable) {
             upstreams.end(false);
         }
-        if (!exchange.keepAlive || inputClosed) {
+        if (!exchange.keepAlive || reads.isInputClosed()) {
             upstreams.release(); // free for the next public connection at once
-            closeAfterWrites();
+            replies.closeAfterWrites();
             return;
         }
-        phase = Phase.HEAD;
-        awaitHead();
+        phase = ConnectionPhase.HEAD;
+        timeouts.awaitHead();
         process();
         readIfWanted();
     }
 
     /** Sends the request in flight again on a new connection: the reused one failed before answering. */
     private void sendAgain() {
-        Outgoing again = retry.takeAgain();
-        vhost.counters().retried.incrementAndGet();
-        log.debug("{} {} closed before answering; sending the request again on a new connection", ctx.channel(),
-                HttpRoute.describe(route));
-        upstreams.end(true);
-        timer.cancel();
-        Entry<HttpRoute> found = route;
-        phase = Phase.OPENING;
-        upstreams.forRoute(found, true, ok -> opened(again, found, ok, true));
+        timeouts.cancel();
+        phase = ConnectionPhase.OPENING;
+        requests.sendAgain();
     }
 
     /** The app answered 101: from here the stream carries raw bytes both ways. */
     private void upgrade() {
-        timer.stop();
-        phase = Phase.UPGRADED;
-        Upstream up = upstreams.forget();
-        up.release();
-        ctx.flush();
-        ProtocolSwitch.toRelay(ctx, up.conn, up.target().traffic(), pending);
+        timeouts.stop();
+        phase = ConnectionPhase.UPGRADED;
+        ProtocolSwitch.toRelay(ctx, upstreams.forget(), reads.unhandled());
     }
 
     private void responseTimedOut() {
-        if (phase == Phase.RESPONSE && !exchange.responseStarted) {
+        if (phase == ConnectionPhase.RESPONSE && !exchange.responseStarted) {
             upstreams.end(true);
-            closing();
-            replies.gatewayTimeout(route);
+            replies.gatewayTimeout(requests.route());
         }
     }
 
     private void bodyTimedOut() {
-        if (phase == Phase.BODY) {
+        if (phase == ConnectionPhase.BODY) {
             endBody(replies.bodyTimedOut());
         }
     }
@@ -543,7 +381,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
             closing();
             ctx.close();
         } else {
-            answerAndClose(page);
+            replies.sendAndClose(page);
         }
     }
 
@@ -552,62 +390,36 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         if (exchange.responseStarted) {
             ctx.close();
         } else {
-            badGateway(route, why);
+            replies.badGateway(requests.route(), why);
         }
-    }
-
-    private void badGateway(Entry<HttpRoute> r, String why) {
-        closing();
-        replies.badGateway(r, why);
     }
 
     /**
-     * Answers a request itself. The connection stays open when the request brought no body: the
-     * empty last part the decoder emits behind its head ends the exchange ({@link Phase#DISCARD}).
+     * Answers a request itself. The connection stays open when the request allows it: the next
+     * head is awaited at once after a whole one, else once the empty last part the decoder emits
+     * behind a bodiless head ends the exchange ({@link ConnectionPhase#DISCARD}).
      */
-    private void answer(FullHttpResponse response, boolean requestHasBody) {
-        if (requestHasBody || !exchange.keepAlive || inputClosed) {
-            answerAndClose(response);
+    private void answer(RequestHeads.Answer answer) {
+        if (answer.close() || reads.isInputClosed()) {
+            replies.sendAndClose(answer.page());
             return;
         }
-        phase = Phase.DISCARD;
-        replies.send(response);
-    }
-
-    /** Answers a plain head (keep-alive, no body, nothing follows it) itself: the next head is awaited at once. */
-    private void answerWhole(FullHttpResponse response) {
-        if (inputClosed) {
-            answerAndClose(response);
-            return;
+        phase = answer.whole() ? ConnectionPhase.HEAD : ConnectionPhase.DISCARD;
+        if (answer.whole()) {
+            timeouts.awaitHead();
         }
-        phase = Phase.HEAD;
-        awaitHead();
-        replies.send(response);
-    }
-
-    private void answerAndClose(FullHttpResponse response) {
-        closing();
-        replies.sendAndClose(response);
-    }
-
-    private void closeAfterWrites() {
-        closing();
-        replies.closeAfterWrites();
+        replies.send(answer.page());
     }
 
     /** Nothing more is read or handled: the connection closes once its last writes are out. */
     private void closing() {
-        timer.cancel();
-        phase = Phase.CLOSING;
+        timeouts.cancel();
+        phase = ConnectionPhase.CLOSING;
         releasePending();
     }
 
-    private void awaitHead() {
-        timer.start(vhost.headTimeoutSeconds(), headTimedOut);
-    }
-
     private void headTimedOut() {
-        if (phase == Phase.HEAD) {
+        if (phase == ConnectionPhase.HEAD) {
             vhost.counters().slowHeads.incrementAndGet();
             log.debug("{} closing: no complete request head within {} s", ctx.channel(), vhost.headTimeoutSeconds());
             ctx.close();
@@ -615,12 +427,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     }
 
     private void releasePending() {
-        retry.drop();
-        ReferenceCountUtil.release(headBytes);
-        headBytes = null;
-        Object m;
-        while ((m = pending.poll()) != null) {
-            ReferenceCountUtil.release(m);
-        }
+        requests.answered();
+        reads.releaseAll();
     }
 }

@@ -26,9 +26,15 @@ final class ProtocolSwitch {
 
     /**
      * @param vhost   the vhost handler's context (the handler is replaced)
+     * @param up      the connection to the app that answered 101, let go of by the vhost handler
+     *                ({@link Upstreams#forget}); everything it delivered so far was passed on
      * @param waiting what the vhost handler read and had not handled yet; drained here
      */
-    static void toRelay(ChannelHandlerContext vhost, AppConnection app, RelayCounter traffic, Queue<Object> waiting) {
+    static void toRelay(ChannelHandlerContext vhost, Upstream up, Queue<Object> waiting) {
+        up.release();
+        vhost.flush(); // the response written so far (the 101) goes out now, not at a later flush
+        AppConnection app = up.conn;
+        RelayCounter traffic = up.target().traffic();
         ChannelPipeline pipeline = vhost.pipeline();
         // bytes the decoder held arrive at the vhost handler as ByteBufs, behind those waiting
         pipeline.remove(TunnelPipeline.HTTP_CODEC);

@@ -19,6 +19,10 @@ import org.slf4j.LoggerFactory;
  * with the gateway errors counted and logged once per burst with the proxy; and the closes that
  * wait for what was written before them.
  *
+ * <p>Invariant: a close asked for here first stops the connection's handling ({@code stop}:
+ * nothing read afterwards is handled, no timeout runs), so the page or the bytes before it are
+ * the last the visitor gets.
+ *
  * <p>Threading: the connection's event loop.
  */
 final class Replies {
@@ -27,11 +31,14 @@ final class Replies {
 
     private final ChannelHandlerContext ctx;
     private final VhostSettings vhost;
+    private final Runnable stop;
     private ResponseHeadEncoder encoder;
 
-    Replies(ChannelHandlerContext ctx, VhostSettings vhost) {
+    /** @param stop stops the connection's handling before it closes (the vhost handler's) */
+    Replies(ChannelHandlerContext ctx, VhostSettings vhost, Runnable stop) {
         this.ctx = ctx;
         this.vhost = vhost;
+        this.stop = stop;
     }
 
     /** Writes {@code page} (ownership passes) and flushes; the connection stays open. */
@@ -42,8 +49,9 @@ final class Replies {
         return ctx.writeAndFlush(encoder.encodePage(ctx, page));
     }
 
-    /** Writes {@code page} with {@code Connection: close}, then closes. */
+    /** Stops the connection's handling, writes {@code page} with {@code Connection: close}, then closes. */
     void sendAndClose(FullHttpResponse page) {
+        stop.run();
         page.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         send(page).addListener(ChannelFutureListener.CLOSE);
     }
@@ -85,8 +93,9 @@ final class Replies {
                 "The request body stopped arriving before its end.");
     }
 
-    /** Closes once everything written so far has gone out. */
+    /** Stops the connection's handling, and closes once everything written so far has gone out. */
     void closeAfterWrites() {
+        stop.run();
         ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
     }
 }

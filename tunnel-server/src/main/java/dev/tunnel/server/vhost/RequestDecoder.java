@@ -53,9 +53,22 @@ final class RequestDecoder extends HttpRequestDecoder {
     private PlainRequestHead plain;
 
     /** @param scanPlainHeads false: every head goes to Netty's decoder (for tests that compare the two) */
-    RequestDecoder(HttpDecoderConfig config, boolean scanPlainHeads) {
-        super(config);
+    RequestDecoder(boolean scanPlainHeads) {
+        super(limits());
         plain = scanPlainHeads ? new PlainRequestHead() : null;
+    }
+
+    /**
+     * What a visitor may send: a request line of {@link VhostSettings#MAX_REQUEST_LINE} bytes
+     * (longer: 414) and headers of {@link VhostSettings#MAX_REQUEST_HEADERS} (longer: 431); body
+     * parts are handed on in pieces of 256 KiB at most. A config of its own for each decoder
+     * (the config is mutable).
+     */
+    private static HttpDecoderConfig limits() {
+        return new HttpDecoderConfig()
+                .setMaxInitialLineLength(VhostSettings.MAX_REQUEST_LINE)
+                .setMaxHeaderSize(VhostSettings.MAX_REQUEST_HEADERS)
+                .setMaxChunkSize(256 * 1024);
     }
 
     @Override
