@@ -281,7 +281,7 @@ seen = {}
 base = None  # drops the sockets had before the run (the public socket lives on from the warm-up)
 end = time.time() + 60
 while time.time() < end:
-    out = subprocess.run(["ss", "-uampnH"], capture_output=True, text=True).stdout
+    out = subprocess.run(["ss", "-uampn"], capture_output=True, text=True).stdout
     for line in re.sub(r"\n\s+", " ", out).splitlines():  # skmem comes on a continuation line
         d = re.search(r"skmem:\(.*,d(\d+)\)", line)
         pid = re.search(r"pid=(\d+)", line)
