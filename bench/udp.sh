@@ -244,7 +244,7 @@ cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 server_drops() { # server_drops WEB_PORT : the server's own drops of the iperf data proxy, all reasons
   curl -s "http://127.0.0.1:$1/metrics" | awk '/^tunnel_server_udp_dropped_datagrams_total\{.*name="iperf-data"/ { n += $NF } END { print n + 0 }'
 }
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "?"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+median() { tr ' ' '\n' | grep -E '^[0-9.]+$' | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "?"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 log "iperf3 -u at $RATES Mbit/s, ${IPERF_T}s, $ROUNDS rounds: direct, mux, pool"
 iperf3 -c 127.0.0.1 -p $T_IPERF -u -b 50M -l 1200 -t 1 > /dev/null 2>&1 || true   # warm-up
 iperf3 -c 127.0.0.1 -p $P_IPERF -u -b 50M -l 1200 -t 1 > /dev/null 2>&1 || true
