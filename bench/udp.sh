@@ -9,15 +9,21 @@
 #
 # Everything listens on 127.0.0.1 (free ports of 19800-19899 picked at start); every load is bounded in count and time.
 #   - UDP echo: 2,000 datagrams of 1,200 bytes (32 in flight) direct and through a udp proxy.
-#   - iperf3 -u at 200 Mbit/s for T seconds, datagrams of 1,200 bytes, 4 MiB socket buffers (-w; the
-#     208 KiB default overflows whenever the receiver is descheduled on a shared machine), direct and
-#     through the tunnel (a tcp and a udp proxy on one port: iperf3's control connection and its data).
-#     Where the tunnel's datagrams are lost: the kernel's drops per socket (`ss -uampn`, polled
-#     during the run), the server's own drops by reason (its /metrics), and the CPU time each
-#     JVM took during the run.
-#   - DNS: dnsmasq at home answers bench.lan; dig checks the answer through the tunnel, UdpProbe
-#     times queries one at a time (median), direct, through the tunnel on loopback, and with the
-#     client behind LinkEmulator (40 ms each way: an 80 ms link).
+#   - iperf3 -u -l 1200 at 100, 200 and 500 Mbit/s for T seconds, 4 MiB socket buffers (-w; the
+#     208 KiB default overflows whenever the receiver is descheduled on a shared machine): direct,
+#     through the tunnel in mux mode (TLS) and in pool mode (TLS, tcpMux = false on a second server
+#     and client), 3 rounds each taken in turn, medians reported (a tcp and a udp proxy on one port:
+#     iperf3's control connection and its data). Where the tunnel's datagrams are lost: the
+#     kernel's receive-buffer drops (RcvbufErrors of /proc/net/snmp, machine-wide) against the
+#     servers' own drops (their /metrics), per run; and, at 200M in mux mode, the kernel's drops
+#     per socket (`ss -uampn`, polled during the run) and the CPU time each JVM took.
+#   - DNS: dnsmasq at home answers bench.lan; dig checks the answer through the tunnel; dnsperf
+#     (4 clients, 100 queries outstanding) finds the queries/s direct, through mux and pool mode, then
+#     runs at 80 % of each rate (-Q) to count lost queries; UdpProbe times queries one at a time
+#     (median), direct, through the tunnel on loopback, and with the client behind LinkEmulator
+#     (40 ms each way: an 80 ms link).
+#   - No QUIC/HTTP3 client: Debian 12's curl (7.88.1) is built without HTTP/3 and Debian packages
+#     no QUIC client program (only libraries: libnghttp3, quic-go's sources).
 #   - stcp: wrk keep-alive (50 connections) against nginx through a tcp proxy and through an stcp
 #     visitor on a second client; the ratio, and curl's SHA-256 of a 10 MB file both ways.
 set -euo pipefail
@@ -34,7 +40,8 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-if [ $QUICK = 1 ]; then D=2; IPERF_T=2; DNS_N=50; WARM_S=1; else D=10; IPERF_T=5; DNS_N=300; WARM_S=5; fi
+if [ $QUICK = 1 ]; then D=2; IPERF_T=2; DNS_N=50; WARM_S=1; RATES="200"; ROUNDS=1; DNSPERF_S=2
+else D=10; IPERF_T=5; DNS_N=300; WARM_S=5; RATES="100 200 500"; ROUNDS=3; DNSPERF_S=10; fi
 DELAY_MS=40
 
 WORK=$(mktemp -d /tmp/tunnel-udp-bench.XXXXXX)
@@ -44,14 +51,14 @@ put() { echo "$1=$2" >> "$RESULTS"; log "  $1 = $2"; }
 
 # ---- tools ----
 need=()
-for t in iperf3 dnsmasq dig wrk nginx curl; do command -v $t >/dev/null || need+=($t); done
+for t in iperf3 dnsmasq dig wrk nginx curl dnsperf; do command -v $t >/dev/null || need+=($t); done
 if [ ${#need[@]} -gt 0 ]; then
   if [ $INSTALL = 1 ] && [ "$(id -u)" = 0 ]; then
-    log "installing: iperf3 dnsmasq dnsutils wrk nginx-light curl (missing: ${need[*]})"
+    log "installing: iperf3 dnsmasq dnsutils wrk nginx-light curl dnsperf (missing: ${need[*]})"
     apt-get update -qq -o DPkg::Lock::Timeout=300 || true
-    DEBIAN_FRONTEND=noninteractive apt-get install -o DPkg::Lock::Timeout=300 -y -qq iperf3 dnsmasq dnsutils wrk nginx-light curl >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -o DPkg::Lock::Timeout=300 -y -qq iperf3 dnsmasq dnsutils wrk nginx-light curl dnsperf >/dev/null
   else
-    echo "missing tools: ${need[*]}; run as root (apt-get install -y iperf3 dnsmasq dnsutils wrk nginx-light curl)" >&2
+    echo "missing tools: ${need[*]}; run as root (apt-get install -y iperf3 dnsmasq dnsutils wrk nginx-light curl dnsperf)" >&2
     exit 1
   fi
 fi
@@ -104,7 +111,8 @@ if len(out) < want:
 print(" ".join(map(str, out)))
 PY
 }
-read -r BIND LINK ECHO DNS IPERF NGINX T_ECHO T_DNS T_IPERF T_WEB V_WEB WEB <<< "$(free_ports 12)"
+read -r BIND LINK ECHO DNS IPERF NGINX T_ECHO T_DNS T_IPERF T_WEB V_WEB WEB BIND_P WEB_P P_DNS P_IPERF \
+  <<< "$(free_ports 16)"
 
 # ---- the apps at home ----
 start echo java -cp "$BENCH_JAR" dev.tunnel.bench.UdpProbe echo --listen 127.0.0.1:$ECHO
@@ -175,8 +183,37 @@ serverName = "secret-web"
 secretKey = "bench-secret"
 bindPort = $V_WEB
 TOML
-for f in server provider visitor; do
-  jar=$CLIENT_JAR; [ $f = server ] && jar=$SERVER_JAR
+cat > "$WORK/server-pool.toml" <<TOML
+bindAddr = "127.0.0.1"
+bindPort = $BIND_P
+auth.token = "bench"
+webServer.port = $WEB_P
+enablePrometheus = true
+transport.tcpMux = false
+TOML
+cat > "$WORK/provider-pool.toml" <<TOML
+serverAddr = "127.0.0.1"
+serverPort = $BIND_P
+auth.token = "bench"
+transport.tcpMux = false
+[[proxies]]
+name = "dns"
+type = "udp"
+localPort = $DNS
+remotePort = $P_DNS
+[[proxies]]
+name = "iperf-data"
+type = "udp"
+localPort = $IPERF
+remotePort = $P_IPERF
+[[proxies]]
+name = "iperf-control"
+type = "tcp"
+localPort = $IPERF
+remotePort = $P_IPERF
+TOML
+for f in server provider visitor server-pool provider-pool; do
+  jar=$CLIENT_JAR; case $f in server*) jar=$SERVER_JAR ;; esac
   java -jar "$jar" verify -c "$WORK/$f.toml" > "$WORK/verify-$f.log" 2>&1 || { cat "$WORK/verify-$f.log" >&2; exit 1; }
 done
 start server java -jar "$SERVER_JAR" -c "$WORK/server.toml"; SP=$LAST_PID
@@ -185,6 +222,11 @@ start provider java -jar "$CLIENT_JAR" -c "$WORK/provider.toml"; PP=$LAST_PID
 start visitor java -jar "$CLIENT_JAR" -c "$WORK/visitor.toml"; VP=$LAST_PID
 wait_port $T_WEB 60; wait_port $V_WEB 60
 wait_log "$WORK/provider.log" "proxy \[dns\] started"
+start server-pool java -jar "$SERVER_JAR" -c "$WORK/server-pool.toml"; SPP=$LAST_PID
+wait_port $BIND_P 60
+start provider-pool java -jar "$CLIENT_JAR" -c "$WORK/provider-pool.toml"; PPP=$LAST_PID
+wait_port $P_IPERF 60
+wait_log "$WORK/provider-pool.log" "proxy \[dns\] started"
 
 # ---- UDP echo ----
 log "UDP echo: 2,000 datagrams of 1,200 bytes"
@@ -193,19 +235,43 @@ probe check --target 127.0.0.1:$T_ECHO --count 200 > /dev/null   # warm-up
 r=$(probe check --target 127.0.0.1:$T_ECHO); put echo_tunnel_intact_pct "$(field "$r" pct)"
 
 # ---- iperf3 -u ----
-iperf_loss() { # iperf_loss PORT : loss % at 200 Mbit/s, datagrams of 1,200 bytes, seen by the receiver
-  iperf3 -c 127.0.0.1 -p "$1" -u -b 200M -l 1200 -w 4M -t "$IPERF_T" -J > "$WORK/iperf-$1.json" 2>&1 || true
-  python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['end']['sum']; print('%.3f %.1f' % (e['lost_percent'], e['bits_per_second']/1e6))" "$WORK/iperf-$1.json" 2>/dev/null || echo "? ?"
+iperf_run() { # iperf_run PORT RATE : "loss_pct mbps lost sent" at RATE Mbit/s, datagrams of 1,200 bytes, seen by the receiver
+  iperf3 -c 127.0.0.1 -p "$1" -u -b "${2}M" -l 1200 -w 4M -t "$IPERF_T" -J > "$WORK/iperf-$1-$2.json" 2>&1 || true
+  python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['end']['sum']; print('%.3f %.1f %d %d' % (e['lost_percent'], e['bits_per_second']/1e6, e['lost_packets'], e['packets']))" "$WORK/iperf-$1-$2.json" 2>/dev/null || echo "? ? 0 0"
 }
-log "iperf3 -u -b 200M for ${IPERF_T}s"
-r=($(iperf_loss $IPERF)); put iperf_direct_loss_pct "${r[0]}"; put iperf_direct_mbps "${r[1]}"
-iperf3 -c 127.0.0.1 -p $T_IPERF -u -b 50M -l 1200 -t 1 > /dev/null 2>&1 || true   # warm-up
 rcvbuf_errors() { awk '/^Udp:/ { if (!h) { for (i = 1; i <= NF; i++) c[$i] = i; h = 1 } else print $c["RcvbufErrors"] }' /proc/net/snmp; }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-server_drops() { # the server's own drops of the iperf data proxy, all reasons
-  curl -s "http://127.0.0.1:$WEB/metrics" | awk '/^tunnel_server_udp_dropped_datagrams_total\{.*name="iperf-data"/ { n += $NF } END { print n + 0 }'
+server_drops() { # server_drops WEB_PORT : the server's own drops of the iperf data proxy, all reasons
+  curl -s "http://127.0.0.1:$1/metrics" | awk '/^tunnel_server_udp_dropped_datagrams_total\{.*name="iperf-data"/ { n += $NF } END { print n + 0 }'
 }
-e0=$(rcvbuf_errors); s0=$(cpu_ticks $SP); p0=$(cpu_ticks $PP); d0=$(server_drops)
+median() { tr ' ' '\n' | grep -E '^[0-9.]+$' | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "?"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+log "iperf3 -u at $RATES Mbit/s, ${IPERF_T}s, $ROUNDS rounds: direct, mux, pool"
+iperf3 -c 127.0.0.1 -p $T_IPERF -u -b 50M -l 1200 -t 1 > /dev/null 2>&1 || true   # warm-up
+iperf3 -c 127.0.0.1 -p $P_IPERF -u -b 50M -l 1200 -t 1 > /dev/null 2>&1 || true
+for rate in $RATES; do
+  declare -A loss=() mbps=() kdrops=() tdrops=()
+  for round in $(seq 1 $ROUNDS); do
+    for path in direct mux pool; do
+      case $path in direct) port=$IPERF; web= ;; mux) port=$T_IPERF; web=$WEB ;; pool) port=$P_IPERF; web=$WEB_P ;; esac
+      e0=$(rcvbuf_errors); d0=0; [ -n "$web" ] && d0=$(server_drops $web)
+      r=($(iperf_run $port $rate))
+      loss[$path]+=" ${r[0]}"; mbps[$path]+=" ${r[1]}"
+      kdrops[$path]+=" $(( $(rcvbuf_errors) - e0 ))"
+      [ -n "$web" ] && tdrops[$path]+=" $(( $(server_drops $web) - d0 ))"
+      log "    ${rate}M $path round $round: loss ${r[0]} % (${r[2]} of ${r[3]}), ${r[1]} Mbit/s"
+    done
+  done
+  for path in direct mux pool; do
+    put "iperf_${rate}_${path}_loss_pct" "$(echo ${loss[$path]} | median)"
+    put "iperf_${rate}_${path}_mbps" "$(echo ${mbps[$path]} | median)"
+    put "iperf_${rate}_${path}_rcvbuf_errors" "$(echo ${kdrops[$path]} | median)"
+    [ $path = direct ] || put "iperf_${rate}_${path}_tunnel_drops" "$(echo ${tdrops[$path]} | median)"
+  done
+  unset loss mbps kdrops tdrops
+done
+
+# One more mux run at 200M: where its datagrams are lost, socket by socket, and the CPU each JVM took.
+e0=$(rcvbuf_errors); s0=$(cpu_ticks $SP); p0=$(cpu_ticks $PP); d0=$(server_drops $WEB)
 python3 - "$SP" "$PP" "$T_IPERF" "$IPERF" > "$WORK/socket-drops.txt" <<'PY' &
 # Polls `ss -uampn` while iperf3 runs: how far the drop count (skmem d) of each socket of the path
 # rose, summed per place. Sockets of iperf3 close at the end of its test, hence the polling.
@@ -215,7 +281,7 @@ seen = {}
 base = None  # drops the sockets had before the run (the public socket lives on from the warm-up)
 end = time.time() + 60
 while time.time() < end:
-    out = subprocess.run(["ss", "-uampnH"], capture_output=True, text=True).stdout
+    out = subprocess.run(["ss", "-uampn"], capture_output=True, text=True).stdout
     for line in re.sub(r"\n\s+", " ", out).splitlines():  # skmem comes on a continuation line
         d = re.search(r"skmem:\(.*,d(\d+)\)", line)
         pid = re.search(r"pid=(\d+)", line)
@@ -243,18 +309,33 @@ while time.time() < end:
     time.sleep(0.2)
 PY
 POLLER=$!
-r=($(iperf_loss $T_IPERF)); put iperf_tunnel_loss_pct "${r[0]}"; put iperf_tunnel_mbps "${r[1]}"
+r=($(iperf_run $T_IPERF 200)); put iperf_tunnel_loss_pct "${r[0]}"; put iperf_tunnel_lost "${r[2]}"; put iperf_tunnel_sent "${r[3]}"
 put iperf_tunnel_rcvbuf_errors "$(( $(rcvbuf_errors) - e0 ))"
 kill $POLLER 2>/dev/null || true; wait $POLLER 2>/dev/null || true
 hz=$(getconf CLK_TCK)
 put iperf_server_cpu_s "$(awk -v a="$(cpu_ticks $SP)" -v b="$s0" -v hz="$hz" 'BEGIN { printf "%.1f", (a - b) / hz }')"
 put iperf_client_cpu_s "$(awk -v a="$(cpu_ticks $PP)" -v b="$p0" -v hz="$hz" 'BEGIN { printf "%.1f", (a - b) / hz }')"
-put iperf_server_tunnel_drops "$(( $(server_drops) - d0 ))"
+put iperf_server_tunnel_drops "$(( $(server_drops $WEB) - d0 ))"
 last=$(tail -1 "$WORK/socket-drops.txt" 2>/dev/null)
 for place in server_public client_relay iperf3_server; do
   put "iperf_kernel_drops_$place" "$(field "$last" $place | sed 's/^$/0/')"
 done
-python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['end']['sum']; print('iperf_tunnel_sent=%d' % e['packets']); print('iperf_tunnel_lost=%d' % e['lost_packets'])" "$WORK/iperf-$T_IPERF.json" >> "$RESULTS" 2>/dev/null || true
+
+# ---- dnsperf ----
+for i in $(seq 1 200); do echo "bench.lan A"; done > "$WORK/queries.txt"
+dnsperf_run() { # dnsperf_run PORT [QPS] : "qps lost completed"
+  dnsperf -s 127.0.0.1 -p "$1" -d "$WORK/queries.txt" -c 4 -q 100 -t 2 -l "$DNSPERF_S" ${2:+-Q $2} > "$WORK/dnsperf-$1.txt" 2>&1 || true
+  awk '/Queries per second:/ { q = $4 } /Queries lost:/ { l = $3 } /Queries completed:/ { c = $3 } END { printf "%.0f %d %d\n", q, l, c }' "$WORK/dnsperf-$1.txt"
+}
+log "dnsperf: ${DNSPERF_S}s at full speed, then at 80 % of that rate: direct, mux, pool"
+dnsperf -s 127.0.0.1 -p $T_DNS -d "$WORK/queries.txt" -l 1 > /dev/null 2>&1 || true   # warm-up
+dnsperf -s 127.0.0.1 -p $P_DNS -d "$WORK/queries.txt" -l 1 > /dev/null 2>&1 || true
+for path in direct mux pool; do
+  case $path in direct) port=$DNS ;; mux) port=$T_DNS ;; pool) port=$P_DNS ;; esac
+  r=($(dnsperf_run $port)); put "dnsperf_${path}_qps" "${r[0]}"; put "dnsperf_${path}_lost" "${r[1]}"
+  at=$(( ${r[0]:-0} * 8 / 10 )); put "dnsperf_${path}_80_qps" "$at"
+  r=($(dnsperf_run $port $at)); put "dnsperf_${path}_80_lost" "${r[1]}"; put "dnsperf_${path}_80_done" "${r[2]}"
+done
 
 # ---- DNS on loopback ----
 log "DNS: dig through the tunnel, then $DNS_N timed queries each"
@@ -289,30 +370,45 @@ ratio=$(awk -v a="$stcp_rps" -v b="$tcp_rps" 'BEGIN { if (b > 0) printf "%.2f", 
 added_lo=$(awk -v a="$dns_tunnel_p50_us" -v b="$dns_direct_p50_us" 'BEGIN { printf "%.2f", (a - b) / 1000 }')
 added_link=$(awk -v a="$dns_link_p50_us" -v b="$dns_direct_p50_us" 'BEGIN { printf "%.1f", (a - b) / 1000 }')
 SECTION=$WORK/udp-section.md
-cat > "$SECTION" <<MD
+LOAD=$(uptime | sed 's/.*load average: \([0-9.]*\),.*/\1/')
+{
+cat <<MD
 ## UDP, stcp and sudp (\`bench/udp.sh\`)
 
-Default settings, TLS on, mux mode, one server, one provider client, one visitor.
+Default settings, TLS on, one server per mode, one provider client each, one visitor; load average
+${LOAD} on $(nproc) cores when the run ended.
+
+\`iperf3 -u -l 1200 -w 4M\`, ${IPERF_T} s per run, median of ${ROUNDS} rounds (the paths taken in turn):
+loss at iperf3's receiver, and the kernel's receive-buffer drops (\`RcvbufErrors\`, machine-wide)
+against the tunnel server's own drops (\`tunnel_server_udp_dropped_datagrams_total\`) in the same runs.
+
+| rate | direct | mux mode | pool mode | target (mux) |
+|---|---|---|---|---|
+MD
+for rate in $RATES; do
+  target="<= 0.5 %"; [ "$rate" = 500 ] && target="<= 2 % or 1.5x direct"
+  v() { eval "echo \${iperf_${rate}_$1:-?}"; }
+  echo "| ${rate} Mbit/s | $(v direct_loss_pct) % (kernel $(v direct_rcvbuf_errors)) | $(v mux_loss_pct) % (kernel $(v mux_rcvbuf_errors), tunnel $(v mux_tunnel_drops)) | $(v pool_loss_pct) % (kernel $(v pool_rcvbuf_errors), tunnel $(v pool_tunnel_drops)) | ${target} |"
+done
+cat <<MD
 
 | figure | direct | through the tunnel | target |
 |---|---|---|---|
 | UDP echo, 2,000 datagrams of 1,200 B, intact | ${echo_direct_intact_pct} % | ${echo_tunnel_intact_pct} % | >= 99.9 % |
-| \`iperf3 -u -b 200M -l 1200 -w 4M\`, ${IPERF_T} s: loss | ${iperf_direct_loss_pct} % (${iperf_direct_mbps} Mbit/s) | ${iperf_tunnel_loss_pct} % (${iperf_tunnel_mbps} Mbit/s) | <= 0.5 % |
+| dnsperf, 4 clients, 100 outstanding, ${DNSPERF_S} s: queries/s | ${dnsperf_direct_qps} | mux ${dnsperf_mux_qps} ($(awk -v a="$dnsperf_mux_qps" -v b="$dnsperf_direct_qps" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "?" }')x), pool ${dnsperf_pool_qps} ($(awk -v a="$dnsperf_pool_qps" -v b="$dnsperf_direct_qps" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "?" }')x) | >= 0.5x |
+| dnsperf at 80 % of that rate: lost | ${dnsperf_direct_80_lost} of ${dnsperf_direct_80_done} | mux ${dnsperf_mux_80_lost} at ${dnsperf_mux_80_qps}/s, pool ${dnsperf_pool_80_lost} at ${dnsperf_pool_80_qps}/s | 0 |
 | DNS query to dnsmasq, median of ${DNS_N} (UdpProbe; \`dig\` answered ${dig_tunnel_answer}) | ${dns_direct_p50_us} us | ${dns_tunnel_p50_us} us (+${added_lo} ms) | <= +1 ms |
 | the same, client behind an 80 ms link (LinkEmulator), median of $((DNS_N / 3)) (\`dig\`: ${dig_link_answer}) | ${dns_direct_p50_us} us | ${dns_link_p50_us} us (+${added_link} ms) | +1 RTT (80 ms) |
 | nginx \`/ping\`, wrk keep-alive, 50 connections, ${D} s | tcp proxy: ${tcp_rps} req/s | stcp visitor: ${stcp_rps} req/s (**${ratio}x**) | >= 0.45x |
 | 10 MB through the stcp visitor, SHA-256 equal | | ${stcp_10mb_intact} | |
 
-iperf3 counts loss at its receiver (the app at home). Where the tunnel's run lost its
-${iperf_tunnel_lost:-?} of ${iperf_tunnel_sent:-?} datagrams: the kernel dropped
-${iperf_kernel_drops_server_public} at the server's public socket, ${iperf_kernel_drops_iperf3_server} at
-iperf3's own socket at home and ${iperf_kernel_drops_client_relay} at the client's socket toward it
-(full receive buffers, \`ss -uampn\` polled during the run; \`RcvbufErrors\` of /proc/net/snmp
-counted ${iperf_tunnel_rcvbuf_errors} machine-wide); the server itself dropped ${iperf_server_tunnel_drops}
-(its \`tunnel_server_udp_dropped_datagrams_total\`); the home client logs its own (a full socket
-queue toward iperf3). iperf3 counts only the gaps before the last datagram it got, so these can
-add up to more than its loss. CPU time during the ${IPERF_T} s run: server
-${iperf_server_cpu_s} s, client ${iperf_client_cpu_s} s.
+One more mux run at 200 Mbit/s lost ${iperf_tunnel_lost:-?} of ${iperf_tunnel_sent:-?} datagrams; the kernel
+dropped ${iperf_kernel_drops_server_public} at the server's public socket, ${iperf_kernel_drops_iperf3_server:-0} at
+iperf3's socket at home and ${iperf_kernel_drops_client_relay} at the client's socket toward it (\`ss -uampn\`
+polled during the run), the server ${iperf_server_tunnel_drops}. CPU time in those ${IPERF_T} s: server
+${iperf_server_cpu_s} s, client ${iperf_client_cpu_s} s. No QUIC/HTTP3 client: Debian 12's curl has no HTTP/3 and
+Debian ships no QUIC client program.
 MD
+} > "$SECTION"
 [ -z "${SECTION_OUT:-}" ] || cp "$SECTION" "$SECTION_OUT"
 cat "$SECTION"

@@ -61,7 +61,7 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
         Heartbeat heartbeat = new Heartbeat(mux, heartbeatInterval, heartbeatTimeout);
         TunnelPipeline.addSession(p, mux, heartbeat, heartbeatTimeout);
         if (workConns != null) {
-            p.addLast(TunnelPipeline.WORK_CONNS, new WorkConnector(workConns, proxies, localConns));
+            p.addLast(TunnelPipeline.WORK_CONNS, new WorkConnector(workConns, proxies, localConns, udpPacketSize));
         }
         p.addLast(TunnelPipeline.CONTROL, new ClientControlHandler(identity, credentials, mux, heartbeat, proxies, listener,
                 tls != null, visitors));

@@ -39,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * handshake is done, and a challenge the server sent anyway is dropped. Then it sends nothing
  * and waits for {@code START_WORK_CONN}. The server's keepalive pings are
  * read and dropped. On start it removes the codec, so the bytes behind the start message reach
- * a {@link PipeRelay}, and hands the connection to the {@link WorkConnector}.
+ * a {@link PipeRelay}, and hands the connection to the {@link WorkConnector}; for a udp proxy
+ * the connection becomes a carrier session instead ({@code CarrierSession}).
  *
  * <p>Threading: runs on the connection's event loop (the control connection's).
  */
@@ -58,6 +59,15 @@ final class ClientWorkConn extends ChannelInboundHandlerAdapter {
     /** Called when the server starts a work connection; the codec is gone, {@code workEnd} holds early bytes. */
     interface Starter {
         void start(Channel work, PipeRelay workEnd, int proxyId, String source);
+
+        /**
+         * Called first: if {@code proxyId}'s datagrams ride a carrier session (a udp proxy), puts
+         * it on {@code work} in place of this handler and returns true; the codec's held bytes
+         * then go to it.
+         */
+        default boolean startCarrier(Channel work, int proxyId) {
+            return false;
+        }
 
         /** The work connection's TLS handshake succeeded (its event loop). */
         void handshaken(SslHandler tls);
@@ -211,6 +221,10 @@ final class ClientWorkConn extends ChannelInboundHandlerAdapter {
         }
         if (answered && msg instanceof ControlFrame frame && frame.message() instanceof StartWorkConn start) {
             Channel ch = ctx.channel();
+            if (starter.startCarrier(ch, start.proxyId())) {
+                ch.pipeline().remove(TunnelPipeline.CONTROL_DECODER); // hands the bytes behind START to the carrier
+                return;
+            }
             ch.config().setAutoRead(false);
             PipeRelay workEnd = PipeRelay.replace(ch, TunnelPipeline.WORK_CONN);
             ch.pipeline().remove(TunnelPipeline.FRAME_ENCODER);

@@ -4,7 +4,10 @@ import dev.tunnel.runtime.BurstLog;
 import dev.tunnel.protocol.ControlFrame;
 import dev.tunnel.protocol.ControlMessage.LoginResult;
 import dev.tunnel.protocol.ControlMessage.ReqWorkConn;
+import dev.tunnel.client.proxy.StreamDialer;
+import dev.tunnel.protocol.ResetCode;
 import dev.tunnel.protocol.auth.ChannelBinding;
+import dev.tunnel.protocol.mux.CarrierSession;
 import dev.tunnel.protocol.relay.PipeRelay;
 import dev.tunnel.tls.TlsSessions;
 import dev.tunnel.protocol.transport.Failures;
@@ -36,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * ahead, each connection proving itself with its own. When the server starts one, it connects to the
  * proxy's local app and joins both with a {@link PipeRelay}; if the local app is down the work
  * connection is closed (the public connection closes) and the failure is logged once per burst,
- * per proxy, as {@link LocalConnector} does.
+ * per proxy, as {@link LocalConnector} does. A udp proxy's work connection instead carries a
+ * private mux session of its associations ({@link CarrierSession}).
  *
  * <p>Idle work connections belong to the control session: when it ends they are closed; those
  * carrying a connection go on until it is done.
@@ -55,6 +59,7 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
     private final ClientWorkConn.Settings settings;
     private final ProxyManager proxies;
     private final ChannelGroup localConns;
+    private final int udpPacketSize;
     private final Map<Integer, BurstLog> failures = new ConcurrentHashMap<>();
     private final Set<Channel> idle = ConcurrentHashMap.newKeySet();
     private final BurstLog connectFailures = new BurstLog(log);
@@ -71,7 +76,9 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
      */
     private boolean filled;
 
-    WorkConnector(ClientWorkConn.Settings settings, ProxyManager proxies, ChannelGroup localConns) {
+    /** @param udpPacketSize the client's {@code udpPacketSize}, for udp proxies' carrier sessions */
+    WorkConnector(ClientWorkConn.Settings settings, ProxyManager proxies, ChannelGroup localConns, int udpPacketSize) {
+        this.udpPacketSize = udpPacketSize;
         this.settings = settings;
         this.proxies = proxies;
         this.localConns = localConns;
@@ -156,6 +163,11 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
         }
 
         @Override
+        public boolean startCarrier(Channel work, int proxyId) {
+            return WorkConnector.this.startCarrier(work, proxyId);
+        }
+
+        @Override
         public void handshaken(SslHandler workTls) {
             tls.record(workTls);
         }
@@ -191,6 +203,30 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
         protected void initChannel(SocketChannel ch) {
             ClientWorkConn.initPipeline(ch, settings, session, loginBinding, starter, expectResumption, issuedNonce);
         }
+    }
+
+    /**
+     * If {@code proxyId} is a udp proxy, {@code work} becomes its carrier session: each stream the
+     * server opens on it is an association, served by the proxy's {@link StreamDialer} with local
+     * sockets on the work connection's loop. False for other proxies.
+     */
+    private boolean startCarrier(Channel work, int proxyId) {
+        ProxyTarget proxy = proxies.get(proxyId);
+        if (proxy == null || !(proxy.dialer() instanceof StreamDialer datagrams)) {
+            return false;
+        }
+        idle.remove(work);
+        CarrierSession.install(work, false, (stream, streamProxyId, source) -> {
+            if (streamProxyId != proxyId) {
+                log.warn("{} server opened a stream for proxy id {} on the work connection of proxy [{}]: refused",
+                        work, streamProxyId, proxy.name());
+                stream.reset(ResetCode.REFUSED);
+                return;
+            }
+            datagrams.accept(stream, work.eventLoop(), source, localConns, udpPacketSize);
+        }, () -> log.debug("{} proxy [{}]: work connection carrying its datagrams closed", work, proxy.name()));
+        log.debug("{} proxy [{}]: datagrams ride this work connection", work, proxy.name());
+        return true;
     }
 
     /** The server started {@code work} for {@code proxyId}: connect to the local app and join the two. */

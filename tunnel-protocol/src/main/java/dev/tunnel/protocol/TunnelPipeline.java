@@ -55,6 +55,14 @@ import java.util.concurrent.TimeUnit;
  * The codec is removed; the bytes the client's {@code controlDecoder} held behind
  * {@code START_WORK_CONN} go to {@code relay}, a {@link dev.tunnel.protocol.relay.PipeRelay}.
  *
+ * <h3>Work connection (pool mode) carrying a udp proxy's datagrams</h3>
+ * <pre>
+ *  socket ─▶ [tls] ─▶ frameDecoder ─▶ frameEncoder ─▶ idle ─▶ heartbeat ─▶ mux ─▶ carrier
+ * </pre>
+ * One per udp proxy, in place of {@code workConn} behind {@code START_WORK_CONN}: a private
+ * {@link MuxSession} whose streams are the proxy's associations ({@link #addCarrier},
+ * {@link dev.tunnel.protocol.mux.CarrierSession}).
+ *
  * <h3>Public connection (server) and local-app connection (client)</h3>
  * <pre>
  *  socket ─▶ [bandwidth] ─▶ relay
@@ -102,6 +110,7 @@ public final class TunnelPipeline {
     public static final String WORK_CONN_ACCEPTOR = "workConnAcceptor";
     public static final String WORK_CONNS = "workConns";
     public static final String WORK_CONN = "workConn";
+    public static final String CARRIER = "carrier";
     public static final String HTTP_CODEC = "httpCodec";
     public static final String VHOST = "vhost";
     public static final String SNI = "sni";
@@ -165,6 +174,26 @@ public final class TunnelPipeline {
         p.addLast(PREFACE, new PrefaceDecoder());
         p.addLast(CONTROL_DECODER, new ControlFrameDecoder(m -> m instanceof ControlMessage.StartWorkConn));
         p.addLast(FRAME_ENCODER, ENCODER);
+    }
+
+    /**
+     * A work connection becomes a carrier session: {@code workConn} and {@code frameEncoder}
+     * (where still there) give way to {@code frameDecoder}, {@code frameEncoder}, {@code idle},
+     * {@code heartbeat}, {@code mux} and {@code carrier} at the end (behind a
+     * {@code controlDecoder} the caller removes afterwards). Event loop only.
+     */
+    public static void addCarrier(ChannelPipeline p, MuxSession mux, Heartbeat heartbeat, int timeoutSeconds,
+                                  io.netty.channel.ChannelHandler carrier) {
+        p.remove(WORK_CONN);
+        if (p.get(FRAME_ENCODER) != null) {
+            p.remove(FRAME_ENCODER);
+        }
+        p.addLast(FRAME_DECODER, new FrameDecoder());
+        p.addLast(FRAME_ENCODER, ENCODER);
+        p.addLast(IDLE, idle(timeoutSeconds));
+        p.addLast(HEARTBEAT, heartbeat);
+        p.addLast(MUX, mux);
+        p.addLast(CARRIER, carrier);
     }
 
     private static IdleStateHandler idle(int heartbeatTimeout) {

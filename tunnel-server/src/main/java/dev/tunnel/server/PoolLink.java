@@ -3,6 +3,7 @@ package dev.tunnel.server;
 import dev.tunnel.protocol.mux.MuxStream;
 import dev.tunnel.protocol.relay.PipeRelay;
 import dev.tunnel.protocol.relay.RelayedSockets;
+import dev.tunnel.protocol.transport.LoopMove;
 import dev.tunnel.server.inbound.VisitorAddress;
 import dev.tunnel.server.proxy.AppConnection;
 import dev.tunnel.server.proxy.ProxyRef;
@@ -26,6 +27,7 @@ import java.util.function.Consumer;
  * finds the pool empty waits on the session loop, and its pipe is joined across loops.
  */
 final class PoolLink implements SessionLink {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(PoolLink.class);
     private final Channel control;
     private final WorkConnPool pool;
     private final ChannelGroup publicConns;
@@ -115,6 +117,41 @@ final class PoolLink implements SessionLink {
     @Override
     public boolean carriesStreams() {
         return false;
+    }
+
+    /**
+     * Leases a work connection as {@link #open} does and moves it to the session loop, where the
+     * proxy's socket lives ({@link LoopMove}; pool mode never runs on io_uring, whose channels
+     * cannot move, but a connection that cannot is closed and refused all the same).
+     */
+    @Override
+    public void openWorkConnection(Channel owner, ProxyRef proxy, Consumer<Channel> started) {
+        if (!isActive()) {
+            started.accept(null);
+            return;
+        }
+        pool.lease(owner, proxy.name(), proxy.id(), work -> {
+            if (work == null || work.eventLoop() == eventLoop()) {
+                started.accept(work);
+                return;
+            }
+            if (!LoopMove.canMove(work)) {
+                log.warn("{} proxy [{}]: work connection {} cannot move to the session's event loop: closed",
+                        control, proxy.name(), work);
+                work.close();
+                eventLoop().execute(() -> started.accept(null));
+                return;
+            }
+            LoopMove.moveTo(work, eventLoop(), failure -> {
+                if (failure != null || !work.isActive()) {
+                    log.warn("{} proxy [{}]: work connection {} lost while moving to the session's event loop: {}",
+                            control, proxy.name(), work, failure == null ? "closed" : failure.toString());
+                    eventLoop().execute(() -> started.accept(null));
+                } else {
+                    started.accept(work);
+                }
+            });
+        });
     }
 
     @Override

@@ -111,6 +111,12 @@ final class UserConnGate implements SessionLink {
         return link.carriesStreams();
     }
 
+    /** A udp proxy's carrier: its peers are not public connections of their own (frp asks no NewUserConn for udp either). */
+    @Override
+    public void openWorkConnection(Channel owner, ProxyRef proxy, Consumer<Channel> started) {
+        link.openWorkConnection(owner, proxy, started);
+    }
+
     @Override
     public boolean admit(Channel publicConn, ProxyRef proxy) {
         return link.admit(publicConn, proxy);

@@ -60,8 +60,8 @@ final class ProxiesValidator {
                 continue;
             }
             if (type.needsMux() && !tcpMux) {
-                checks.check(false, key + ".type", "\"" + p.type + "\" needs transport.tcpMux = true (pool mode carries"
-                        + " TCP connections only)");
+                checks.check(false, key + ".type", "\"" + p.type + "\" needs transport.tcpMux = true (pool mode has"
+                        + " no streams: a visitor's stream is spliced to a stream of the provider's session)");
             }
             if (p.remotePort != 0 && type.portSpace() == null) {
                 checks.check(false, key + ".remotePort", p.remotePort + ": a " + p.type + " proxy has no public port"

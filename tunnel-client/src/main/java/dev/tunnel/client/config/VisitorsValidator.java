@@ -27,7 +27,7 @@ final class VisitorsValidator {
             }
             if (checks.oneOf(key + ".type", v.type, List.of("stcp", "sudp"), List.of("xtcp"))) {
                 checks.check(tcpMux, key + ".type", "\"" + v.type + "\" visitors need transport.tcpMux = true (pool"
-                        + " mode carries TCP connections only)");
+                        + " mode has no streams: a visitor's stream is spliced to a stream of the provider's session)");
             }
             checks.check(!v.transport.useEncryption || tls, key + ".transport.useEncryption",
                     "true needs transport.tls.enable = true: the tunnel encrypts a visitor's traffic with the TLS of"

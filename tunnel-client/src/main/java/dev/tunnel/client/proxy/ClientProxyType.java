@@ -62,7 +62,10 @@ public interface ClientProxyType {
         return List.of(Bandwidth.MODE_CLIENT, Bandwidth.MODE_SERVER);
     }
 
-    /** Whether the type rides bare streams (datagrams, visitors' splices): then it needs {@code transport.tcpMux = true}. */
+    /**
+     * Whether the type needs {@code transport.tcpMux = true}: its visitors' streams are spliced to
+     * streams of its session (stcp, sudp). udp rides streams in pool mode too, on a work connection of its own.
+     */
     default boolean needsMux() {
         return false;
     }

@@ -6,7 +6,8 @@ import io.netty.channel.group.ChannelGroup;
 
 /**
  * A {@link LocalDialer} whose streams carry something other than a socket's bytes (datagrams):
- * it takes the stream itself instead of a {@code StreamRelay}. Mux mode only.
+ * it takes the stream itself instead of a {@code StreamRelay}: one of the session's, or in pool mode
+ * one of the proxy's carrier session ({@code CarrierSession}) on a work connection.
  */
 public interface StreamDialer {
 

@@ -470,12 +470,17 @@ class ClientConfigTest {
     }
 
     @Test
-    void poolModeRefusesUdpSecretProxiesAndVisitorsNamingTcpMux() {
+    void poolModeAcceptsUdpAndRefusesSecretProxiesAndVisitorsNamingTcpMux() {
         assertThat(messages("""
                 transport.tcpMux = false
                 [[proxies]]
                 name = "dns"
                 type = "udp"
+                localPort = 53
+                [[proxies]]
+                name = "secret"
+                type = "sudp"
+                secretKey = "k"
                 localPort = 53
                 [[visitors]]
                 name = "v"
@@ -483,9 +488,10 @@ class ClientConfigTest {
                 serverName = "dns"
                 bindPort = 9053
                 """)).containsExactly(
-                "c.toml:4: proxies[0].type: \"udp\" needs transport.tcpMux = true (pool mode carries TCP connections only)",
-                "c.toml:8: visitors[0].type: \"sudp\" visitors need transport.tcpMux = true (pool mode carries TCP"
-                        + " connections only)");
+                "c.toml:8: proxies[1].type: \"sudp\" needs transport.tcpMux = true (pool mode has no streams: a"
+                        + " visitor's stream is spliced to a stream of the provider's session)",
+                "c.toml:13: visitors[0].type: \"sudp\" visitors need transport.tcpMux = true (pool mode has no"
+                        + " streams: a visitor's stream is spliced to a stream of the provider's session)");
     }
 
     @Test

@@ -75,6 +75,18 @@ public interface SessionLink {
     boolean carriesStreams();
 
     /**
+     * Pool mode: a work connection of its own for {@code proxy}, for a protocol the caller puts on
+     * it (a udp proxy's carrier session), while {@code owner} (the proxy's socket) is open.
+     * {@code started} gets it on {@link #eventLoop()}, {@code START_WORK_CONN} sent, {@code AUTO_READ}
+     * off, nothing read since and nothing left in its pipeline but TLS and {@code workConn}; or null
+     * when none came within {@code userConnTimeout}, the session ended or the move to this loop
+     * failed (logged). Mux mode has no work connections: null at once.
+     */
+    default void openWorkConnection(Channel owner, ProxyRef proxy, Consumer<Channel> started) {
+        started.accept(null);
+    }
+
+    /**
      * Admits {@code publicConn} (registered on {@link #eventLoop()}) for {@code proxy} against the
      * session's limits and the proxy's connection caps, and tracks it as one of the proxy's public
      * connections until it closes; false when refused (logged). The vhost calls it once per

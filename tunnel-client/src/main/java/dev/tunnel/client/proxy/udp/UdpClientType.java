@@ -14,8 +14,9 @@ import java.util.List;
  * {@code type = "udp"}: the server opens UDP {@code remotePort} (0 = it picks); each peer address
  * becomes an association with a UDP socket of its own here. Reads {@code remotePort},
  * {@code transport.proxyProtocolVersion} ("v2": the server puts a PROXY header before the first
- * datagram of each peer, in that datagram, as frp) and the bandwidth keys; needs
- * {@code transport.tcpMux = true}.
+ * datagram of each peer, in that datagram, as frp) and the bandwidth keys. In pool mode
+ * ({@code transport.tcpMux = false}) the associations ride one work connection of the proxy's
+ * own, as in frp (a carrier session: see docs/udp.md).
  */
 public final class UdpClientType implements ClientProxyType {
     public static final String NAME = "udp";
@@ -63,10 +64,5 @@ public final class UdpClientType implements ClientProxyType {
     @Override
     public List<String> bandwidthLimitModes() {
         return List.of(Bandwidth.MODE_CLIENT, Bandwidth.MODE_SERVER);
-    }
-
-    @Override
-    public boolean needsMux() {
-        return true;
     }
 }

@@ -25,7 +25,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The home end of a udp (or sudp) proxy's associations: for each stream the server opens, a UDP
+ * The home end of a udp (or sudp) proxy's associations: for each stream the server opens (on the
+ * session's mux connection, or in pool mode on the proxy's carrier work connection), a UDP
  * socket of its own connected to the local app ({@link UdpLocalRelay}), so each peer's replies
  * come back on its own association. Datagrams longer than {@code udpPacketSize} are dropped.
  *
@@ -84,10 +85,13 @@ public final class UdpDialer implements LocalDialer, StreamDialer {
         localConns.add(connecting.channel());
     }
 
-    /** Pool mode has no streams to carry datagrams (the config check and the server refuse it first). */
+    /**
+     * Never called: datagrams ride streams in both modes (in pool mode those of the proxy's
+     * carrier session on a work connection), never a socket's pipe.
+     */
     @Override
     public ChannelFuture connect(EventLoop loop, ChannelHandler relay) {
-        throw new UnsupportedOperationException("udp proxies need transport.tcpMux = true");
+        throw new UnsupportedOperationException("udp proxies carry datagrams on streams, not on a socket's pipe");
     }
 
     @Override

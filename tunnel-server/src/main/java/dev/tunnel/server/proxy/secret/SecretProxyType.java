@@ -46,8 +46,8 @@ public final class SecretProxyType implements ServerProxyType {
     @Override
     public Future<RunningProxy> start(ProxyRequest request, ProxySession session) {
         if (!session.link().carriesStreams()) {
-            return failed(session, "proxy type \"" + name + "\" needs transport.tcpMux = true (pool mode carries TCP"
-                    + " connections only)");
+            return failed(session, "proxy type \"" + name + "\" needs transport.tcpMux = true (pool mode has no"
+                    + " streams: a visitor's stream is spliced to a stream of the provider's session)");
         }
         Options options = request.options();
         String secretKey = options.string("secretKey", "");

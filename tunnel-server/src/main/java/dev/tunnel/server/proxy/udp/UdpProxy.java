@@ -27,7 +27,8 @@ import java.net.InetSocketAddress;
  * One running udp proxy: its UDP port ({@link PublicPortBinding} in the session's UDP port space,
  * bound on the session's loop) and the {@link UdpFront} on it, whose associations open streams
  * through the session's link (so {@code transport.maxStreamsPerClient} holds: a new peer beyond it
- * gets no association, its datagrams are dropped and counted). Its datagrams' bytes count as the
+ * gets no association, its datagrams are dropped and counted); in pool mode through a
+ * {@link UdpCarrier}, a work connection of its own carrying a private mux session. Its datagrams' bytes count as the
  * proxy's traffic and its drops are the proxy's {@link ProxyRef#datagramDrops()}, for the
  * dashboard and /metrics.
  *
@@ -39,6 +40,8 @@ final class UdpProxy implements RunningProxy {
     private final int packetSize;
     private final ProxyRef ref;
     private final PublicPortBinding binding;
+    /** Pool mode's work connection for the associations, once the socket is bound; null in mux mode. */
+    private UdpCarrier carrier;
 
     UdpProxy(ProxyRequest request, ProxySession session, int packetSize) {
         this.request = request;
@@ -67,7 +70,12 @@ final class UdpProxy implements RunningProxy {
                 .bind(host, port)
                 .addListener(f -> {
                     if (f.isSuccess()) {
-                        UdpSockets.checkBuffers(((ChannelFuture) f).channel());
+                        Channel socket = ((ChannelFuture) f).channel();
+                        UdpSockets.checkBuffers(socket);
+                        if (!session.link().carriesStreams()) {
+                            carrier = new UdpCarrier(session.link(), ref, socket);
+                            carrier.start();
+                        }
                     }
                 });
     }
@@ -94,7 +102,12 @@ final class UdpProxy implements RunningProxy {
         if (!ref.admitsVisitor(peer, "datagrams")) {
             return null;
         }
-        return session.link().openStream(ref, String.valueOf(peer));
+        return carrier != null ? carrier.open(peer) : session.link().openStream(ref, String.valueOf(peer));
+    }
+
+    /** Pool mode's carrier, or null (mux mode, or not bound yet). */
+    UdpCarrier carrier() {
+        return carrier;
     }
 
     @Override
@@ -104,6 +117,9 @@ final class UdpProxy implements RunningProxy {
 
     @Override
     public Future<?> close() {
+        if (carrier != null) {
+            carrier.close();
+        }
         return binding.close();
     }
 }

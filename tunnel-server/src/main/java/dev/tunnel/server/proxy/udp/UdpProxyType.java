@@ -11,7 +11,8 @@ import io.netty.util.concurrent.Future;
 
 /**
  * {@code type = "udp"}: a public UDP port of its own per proxy ({@code remotePort}; 0 = the
- * server picks), each peer address an association carried as a stream (mux mode only). Options:
+ * server picks), each peer address an association carried as a stream: of the session's mux
+ * connection, or in pool mode of a work connection of the proxy's own ({@link UdpCarrier}). Options:
  * {@code remotePort}. Reads the server's {@code udpPacketSize}.
  */
 public final class UdpProxyType implements ServerProxyType {
@@ -31,10 +32,6 @@ public final class UdpProxyType implements ServerProxyType {
 
     @Override
     public Future<RunningProxy> start(ProxyRequest request, ProxySession session) {
-        if (!session.link().carriesStreams()) {
-            return failed(session, "proxy type \"udp\" needs transport.tcpMux = true (pool mode carries TCP"
-                    + " connections only)");
-        }
         int remotePort;
         try {
             remotePort = request.remotePort();
