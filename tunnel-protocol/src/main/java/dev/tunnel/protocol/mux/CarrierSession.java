@@ -50,6 +50,7 @@ public final class CarrierSession extends ChannelInboundHandlerAdapter {
         assert work.eventLoop().inEventLoop();
         MuxSettings settings = MuxSettings.defaults();
         MuxSession mux = new MuxSession(server, settings, acceptor);
+        mux.peerMayClose();
         Heartbeat heartbeat = new Heartbeat(mux, PING_SECONDS, TIMEOUT_SECONDS);
         CarrierSession tail = new CarrierSession(onClose);
         TunnelPipeline.addCarrier(work.pipeline(), mux, heartbeat, TIMEOUT_SECONDS, tail);

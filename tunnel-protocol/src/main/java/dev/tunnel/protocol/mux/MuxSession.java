@@ -166,10 +166,7 @@ public final class MuxSession extends ChannelDuplexHandler {
         return scheduler.takeMaxQueueDelayNanos();
     }
 
-    /**
-     * Times a stream had bytes to send but no credit from the peer (counted when the stall
-     * begins, whatever its length). Any thread.
-     */
+    /** Times a stream had bytes to send but no credit from the peer, counted as a stall begins. Any thread. */
     public long windowStalls() {
         return windowStalls;
     }
@@ -190,6 +187,11 @@ public final class MuxSession extends ChannelDuplexHandler {
     public void close(String reason, boolean asked) {
         end.because(reason, asked);
         ctx.close();
+    }
+
+    /** The peer may end this session at any time (a pool-mode carrier): its close logs at INFO. */
+    public void peerMayClose() {
+        end.peerMayClose();
     }
 
     // ---- the pipeline ----

@@ -9,8 +9,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Why a session ends, logged once when its connection is gone: the first reason given wins (a
  * close asked for with a reason, an error seen in the pipeline, a close from this side), else the
- * peer closed it. At WARN unless the close was asked for (a shutdown, a logout) or, on the
- * server, the client simply went away.
+ * peer closed it. At WARN unless the close was asked for (a shutdown, a logout) or the peer may
+ * end the session whenever it likes (on the server, a client going away; a pool-mode carrier the
+ * server retires).
  *
  * <p>Threading: the session's event loop only.
  */
@@ -19,6 +20,7 @@ final class SessionEnd {
 
     private String reason;
     private boolean asked;
+    private boolean peerMayClose;
 
     /** Records {@code why} unless a reason is known already. */
     void because(String why, boolean askedFor) {
@@ -26,6 +28,11 @@ final class SessionEnd {
             reason = why;
             asked = askedFor;
         }
+    }
+
+    /** A close by the peer is routine for this session: logged at INFO. */
+    void peerMayClose() {
+        peerMayClose = true;
     }
 
     /** Records what {@code cause}, seen in the pipeline, says. */
@@ -42,7 +49,7 @@ final class SessionEnd {
         String why = reason != null ? reason : "the peer closed the connection";
         if (!started) {
             log.debug("{} closed before login completed: {}", channel, why);
-        } else if (asked || (reason == null && server)) {
+        } else if (asked || (reason == null && (server || peerMayClose))) {
             log.info("{} session closed: {} ({} open streams reset)", channel, why, openStreams);
         } else {
             log.warn("{} session closed: {} ({} open streams reset)", channel, why, openStreams);
