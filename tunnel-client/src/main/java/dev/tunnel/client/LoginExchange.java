@@ -6,6 +6,7 @@ import dev.tunnel.protocol.ControlMessage.Login;
 import dev.tunnel.protocol.ControlMessage.LoginResult;
 import dev.tunnel.protocol.ControlMessage.PakeChallenge;
 import dev.tunnel.protocol.ControlMessage.PakeHello;
+import dev.tunnel.protocol.ControlMessage.PakeShare;
 import dev.tunnel.protocol.auth.ChannelBinding;
 import dev.tunnel.protocol.auth.LoginProof;
 import dev.tunnel.protocol.auth.PakeClient;
@@ -26,10 +27,10 @@ import javax.net.ssl.SSLPeerUnverifiedException;
  * The client's half of one login (docs/security.md), the PAKE login or the token login. Both
  * answer the server's {@link Challenge} with a proof bound to the certificate this connection
  * actually saw, and check the server's proof in the {@link LoginResult} before anything else is
- * accepted. The PAKE login first sends a {@link PakeHello} ({@code A}), takes the server's
- * {@link PakeChallenge} (salt, {@code B}) and proves the token with the secret they agree; its
- * modular exponentiations run on the loop (one of ~640 bits each, under a millisecond), but the
- * blinded {@code g^x} of a salt this process has not met, which runs on the {@link PakeWorker}.
+ * accepted. The PAKE login first sends a {@link PakeHello} (the user), takes the server's
+ * {@link PakeChallenge} (salt, {@code Y}), and sends its {@link PakeShare} ({@code X}) and the
+ * login proven with the secret they agree; its two elliptic-curve multiplications run on the
+ * loop, but the PBKDF2 of a salt this process has not met runs on the {@link PakeWorker}.
  * One instance per connection.
  *
  * <p>Threading: the connection's event loop; the futures it returns complete there.
@@ -74,18 +75,17 @@ final class LoginExchange {
     }
 
     /**
-     * This login's secret and {@code A}: computed ahead on the worker ({@link ClientPake} starts
-     * that), else here on the loop (one 640-bit exponentiation, about 2 ms) while the server
-     * answers the TLS client hello; then {@link #hello(PakeClient)}.
+     * The hello, with this login's secret scalar and {@code x·P} taken: computed ahead on the
+     * worker ({@link ClientPake} starts that), else here (a fixed-base multiplication).
      */
-    Future<PakeClient> startPake(EventExecutor loop) {
-        return loop.newSucceededFuture(PakeClient.start(credentials.token(), worker.clientEphemerals().take()));
+    PakeHello hello() {
+        pakeClient = PakeClient.start(credentials.token(), worker.clientEphemerals().take());
+        return new PakeHello(credentials.user());
     }
 
-    /** The hello carrying {@code client}'s {@code A}. */
-    PakeHello hello(PakeClient client) {
-        pakeClient = client;
-        return new PakeHello(credentials.user(), client.clientPublic());
+    /** The client's share {@code X}, once {@link #agree} succeeded: sent right before the login. */
+    PakeShare share() {
+        return new PakeShare(pakeClient.clientShare());
     }
 
     /**
@@ -109,9 +109,9 @@ final class LoginExchange {
 
     /**
      * The keys of the PAKE login for the server's {@code challenge} (after {@link #challenged}),
-     * computed on the loop when this process met the salt before (one exponentiation of 640
-     * bits, under a millisecond, {@link PakeClient#finishesQuickly}), else on the worker; then
-     * {@link #answer(PakeKeys, ClientIdentity, int)}. Fails with an
+     * computed on the loop when this process met the salt before (two multiplications, well under
+     * a millisecond, {@link PakeClient#finishesQuickly}), else on the worker; then {@link #share()}
+     * and {@link #answer(PakeKeys, ClientIdentity, int)}. Fails with an
      * {@link IllegalArgumentException} when the server's values are invalid.
      */
     Future<PakeKeys> agree(PakeChallenge challenge, EventExecutor loop) {
@@ -122,7 +122,7 @@ final class LoginExchange {
         String sn = serverNonce;
         String cn = clientNonce;
         ChannelBinding binding = seen;
-        Callable<PakeKeys> keys = () -> client.finish(challenge.salt(), challenge.serverPublic())
+        Callable<PakeKeys> keys = () -> client.finish(challenge.salt(), challenge.serverShare())
                 .keys(user, sn, cn, binding);
         if (!client.finishesQuickly(challenge.salt())) {
             return worker.submit(loop, keys);
@@ -149,7 +149,7 @@ final class LoginExchange {
 
     /**
      * A login result arrived: the hello was answered (if one was sent), and the next login's
-     * exponent can be computed without slowing this one.
+     * scalar can be computed without slowing this one.
      */
     void resultArrived() {
         helloAnswered = true;

@@ -8,10 +8,10 @@ import dev.tunnel.protocol.ControlMessage.Login;
 import dev.tunnel.protocol.ControlMessage.LoginResult;
 import dev.tunnel.protocol.ControlMessage.PakeChallenge;
 import dev.tunnel.protocol.ControlMessage.PakeHello;
+import dev.tunnel.protocol.ControlMessage.PakeShare;
 import dev.tunnel.protocol.Options;
 import dev.tunnel.protocol.auth.ChannelBinding;
 import dev.tunnel.protocol.auth.LoginProof;
-import dev.tunnel.protocol.auth.PakeClient;
 import dev.tunnel.protocol.auth.PakeKeys;
 import dev.tunnel.protocol.auth.PakeMode;
 import dev.tunnel.protocol.auth.PakeServer;
@@ -41,21 +41,24 @@ class LoginExchangeTest {
         final String sn = LoginProof.newNonce();
         final PakeServer server;
         final PakeHello hello;
+        final PakeShare share;
         final Login login;
 
         Run(TokenVerifier verifier) {
             assertThat(exchange.pake()).isTrue();
-            hello = exchange.hello((PakeClient) exchange.startPake(ImmediateEventExecutor.INSTANCE).getNow());
+            hello = exchange.hello();
+            assertThat(hello.user()).isEqualTo("alice");
             assertThat(exchange.challenged(new Challenge(sn), SEEN)).isTrue();
             server = PakeServer.start(verifier);
-            PakeKeys keys = exchange.agree(new PakeChallenge(server.salt(), server.serverPublic()),
+            PakeKeys keys = exchange.agree(new PakeChallenge(server.salt(), server.serverShare()),
                     ImmediateEventExecutor.INSTANCE).getNow();
+            share = exchange.share();
             login = exchange.answer(keys, IDENTITY, 262_144);
         }
 
         /** What the server computes for this login. */
         PakeKeys serverKeys() {
-            return server.agree(hello.clientPublic()).keys(login.user(), sn, login.nonce(), SEEN);
+            return server.agree(share.clientShare()).keys(login.user(), sn, login.nonce(), SEEN);
         }
     }
 
