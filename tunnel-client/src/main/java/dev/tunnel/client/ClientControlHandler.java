@@ -86,7 +86,7 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
     public void channelActive(ChannelHandlerContext ctx) {
         if (exchange.pake()) {
             ctx.write(Preface.encode(ctx.alloc()));
-            ctx.writeAndFlush(new ControlFrame(exchange.hello()));
+            ctx.writeAndFlush(new ControlFrame(exchange.hello(String.valueOf(ctx.channel().remoteAddress()))));
         } else {
             ctx.writeAndFlush(Preface.encode(ctx.alloc()));
         }
@@ -117,7 +117,9 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
             if (!f.isSuccess()) {
                 fail(ctx, "the server's PAKE challenge is invalid: " + f.cause().getMessage());
             } else if (ctx.channel().isActive()) {
-                ctx.write(new ControlFrame(exchange.share()));
+                if (exchange.share() != null) {
+                    ctx.write(new ControlFrame(exchange.share()));
+                }
                 sendLogin(ctx, exchange.answer((PakeKeys) f.getNow(), identity, mux.settings().initialWindow()));
             }
         });

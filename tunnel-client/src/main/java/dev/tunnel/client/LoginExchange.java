@@ -44,6 +44,10 @@ final class LoginExchange {
     private final PakeWorker worker;
     private PakeClient pakeClient;
     private PakeKeys pakeKeys;
+    /** The server's address, which the salt it gave is remembered under. */
+    private String server;
+    /** The salt of the server's PAKE challenge. */
+    private String salt;
     /** The server answered the hello (a PAKE challenge or a login result). */
     private boolean helloAnswered;
     private String serverNonce;
@@ -75,17 +79,24 @@ final class LoginExchange {
     }
 
     /**
-     * The hello, with this login's secret scalar and {@code x·P} taken: computed ahead on the
-     * worker ({@link ClientPake} starts that), else here (a fixed-base multiplication).
+     * The hello to {@code server} (its address), with this login's secret scalar and {@code x·P}
+     * taken: computed ahead on the worker ({@link ClientPake} starts that), else here (a fixed-base
+     * multiplication); it carries {@code X} when this process logged in there before
+     * ({@link PakeClient#early(String, String)}).
      */
-    PakeHello hello() {
+    PakeHello hello(String server) {
+        this.server = server;
         pakeClient = PakeClient.start(credentials.token(), worker.clientEphemerals().take());
-        return new PakeHello(credentials.user());
+        String early = pakeClient.early(server, credentials.user());
+        return new PakeHello(credentials.user(), pakeClient.earlySalt(), early);
     }
 
-    /** The client's share {@code X}, once {@link #agree} succeeded: sent right before the login. */
+    /**
+     * The client's share {@code X}, once {@link #agree} succeeded, to send right before the
+     * login; null when the hello carried it for the server's salt.
+     */
     PakeShare share() {
-        return new PakeShare(pakeClient.clientShare());
+        return pakeClient.sentEarly(salt) ? null : new PakeShare(pakeClient.clientShare());
     }
 
     /**
@@ -122,6 +133,7 @@ final class LoginExchange {
         String sn = serverNonce;
         String cn = clientNonce;
         ChannelBinding binding = seen;
+        salt = challenge.salt();
         Callable<PakeKeys> keys = () -> client.finish(challenge.salt(), challenge.serverShare())
                 .keys(user, sn, cn, binding);
         if (!client.finishesQuickly(challenge.salt())) {
@@ -137,6 +149,7 @@ final class LoginExchange {
     /** The PAKE login proven with {@code keys}. */
     Login answer(PakeKeys keys, ClientIdentity identity, int initialWindow) {
         pakeKeys = keys;
+        pakeClient.remember(server, credentials.user(), salt);
         List<String> capabilities = new ArrayList<>(identity.capabilities());
         capabilities.add(Capabilities.PAKE_LOGIN);
         return login(keys.clientProof(), identity, capabilities, initialWindow);

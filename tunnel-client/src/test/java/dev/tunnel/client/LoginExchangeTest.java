@@ -46,7 +46,7 @@ class LoginExchangeTest {
 
         Run(TokenVerifier verifier) {
             assertThat(exchange.pake()).isTrue();
-            hello = exchange.hello();
+            hello = exchange.hello("127.0.0.1:7000");
             assertThat(hello.user()).isEqualTo("alice");
             assertThat(exchange.challenged(new Challenge(sn), SEEN)).isTrue();
             server = PakeServer.start(verifier);
@@ -58,7 +58,8 @@ class LoginExchangeTest {
 
         /** What the server computes for this login. */
         PakeKeys serverKeys() {
-            return server.agree(share.clientShare()).keys(login.user(), sn, login.nonce(), SEEN);
+            String x = share != null ? share.clientShare() : hello.clientShare();
+            return server.agree(x).keys(login.user(), sn, login.nonce(), SEEN);
         }
     }
 
@@ -95,6 +96,33 @@ class LoginExchangeTest {
         Run now = new Run(verifier);
 
         assertThat(now.exchange.serverProven(ok(earlier.serverKeys().serverProof()))).isFalse();
+    }
+
+    @Test
+    void aSecondLoginToTheSameServerAndSaltSendsItsShareInTheHelloAndNoneAfter() {
+        TokenVerifier verifier = TokenVerifier.create(TOKEN);
+        Run first = new Run(verifier);
+        Run second = new Run(verifier);
+
+        assertThat(first.share).as("the salt was new: the share follows the challenge").isNotNull();
+        assertThat(second.hello.salt()).isEqualTo(second.server.salt());
+        assertThat(second.hello.clientShare()).isNotEmpty();
+        assertThat(second.share).isNull();
+        PakeKeys server = second.serverKeys();
+        assertThat(server.clientProven(second.login.proof())).isTrue();
+        assertThat(second.exchange.serverProven(ok(server.serverProof()))).isTrue();
+    }
+
+    @Test
+    void aServerThatAnswersWithAnotherSaltGetsAShareFromAFreshScalar() {
+        new Run(TokenVerifier.create(TOKEN)); // remembers that salt
+        Run restarted = new Run(TokenVerifier.create(TOKEN)); // the server restarted: a new salt
+
+        assertThat(restarted.hello.clientShare()).as("an early share for the old salt").isNotEmpty();
+        assertThat(restarted.share).isNotNull();
+        assertThat(restarted.share.clientShare()).isNotEqualTo(restarted.hello.clientShare());
+        PakeKeys server = restarted.serverKeys();
+        assertThat(server.clientProven(restarted.login.proof())).isTrue();
     }
 
     @Test

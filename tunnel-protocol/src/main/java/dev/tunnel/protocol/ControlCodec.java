@@ -135,6 +135,8 @@ public final class ControlCodec {
         } else if (message instanceof PakeHello m) {
             out.writeByte(PAKE_HELLO);
             writeString(out, m.user());
+            writeString(out, m.salt());
+            writeString(out, m.clientShare());
         } else if (message instanceof PakeChallenge m) {
             out.writeByte(PAKE_CHALLENGE);
             writeString(out, m.salt());
@@ -176,7 +178,7 @@ public final class ControlCodec {
                     readNonEmpty(in, "issued nonce"));
             case START_WORK_CONN -> new StartWorkConn(readInt(in), readString(in));
             case GOODBYE -> new Goodbye(readString(in));
-            case PAKE_HELLO -> new PakeHello(readString(in));
+            case PAKE_HELLO -> new PakeHello(readString(in), readString(in), readString(in));
             case PAKE_CHALLENGE -> new PakeChallenge(readString(in), readString(in));
             case PAKE_SHARE -> new PakeShare(readString(in));
             default -> throw new ProtocolException("unknown control message kind " + kind);

@@ -21,8 +21,9 @@ import io.netty.util.AttributeKey;
  * the handlers that take the connection's first message. On {@code PAKE_HELLO} it looks up the
  * account (a decoy verifier for a user with none, so the answer looks the same), computes
  * {@code Y} from a precomputed scalar ({@link Ephemerals}) and sends {@code PAKE_CHALLENGE}, then
- * computes {@code V = y·L} while the client computes its own values. On {@code PAKE_SHARE} it
- * computes {@code Z} from the client's {@code X}; the {@code LOGIN} right behind it is passed on
+ * computes {@code V = y·L} while the client computes its own values, and {@code Z} from the
+ * client's {@code X} when the hello carried it for this account's salt (a client that logged in
+ * here before), else on {@code PAKE_SHARE}; the {@code LOGIN} right behind it is passed on
  * to {@link ServerControlHandler}, which checks it ({@link LoginAuthenticator#verifyPake}) with
  * what was agreed ({@link #takeAgreed}). The first message that is not part of the PAKE login (a
  * token login, a work connection) is passed on and this handler steps aside. A server with
@@ -83,7 +84,7 @@ final class ServerPakeHandler extends ChannelInboundHandlerAdapter {
         }
         if (frame.message() instanceof PakeShare share) {
             if (server == null || secret != null) {
-                throw new ProtocolException("a PAKE share without a PAKE challenge before it");
+                throw new ProtocolException("an unexpected PAKE share (before the challenge, or after the hello's)");
             }
             try {
                 secret = server.agree(share.clientShare());
@@ -111,7 +112,8 @@ final class ServerPakeHandler extends ChannelInboundHandlerAdapter {
     /**
      * Answers the hello: sends the greeting (unless sent) and the PAKE challenge with {@code Y}
      * from a precomputed scalar (or one computed here, a fixed-base multiplication, when none is
-     * ready), then computes {@code V} while the challenge travels and the client computes.
+     * ready), then computes {@code V} while the challenge travels and the client computes, and
+     * {@code Z} too when the hello carried the client's share for this account's salt.
      */
     private void challenge(ChannelHandlerContext ctx) {
         Credentials.Account found = credentials.find(hello.user());
@@ -121,5 +123,12 @@ final class ServerPakeHandler extends ChannelInboundHandlerAdapter {
         greeting.greet(ctx);
         ctx.writeAndFlush(new ControlFrame(new PakeChallenge(server.salt(), server.serverShare())));
         server.prepare();
+        if (!hello.clientShare().isEmpty() && hello.salt().equals(server.salt())) {
+            try {
+                secret = server.agree(hello.clientShare());
+            } catch (IllegalArgumentException e) {
+                throw new ProtocolException("PAKE login: " + e.getMessage());
+            }
+        }
     }
 }

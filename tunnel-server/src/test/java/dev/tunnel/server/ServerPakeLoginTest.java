@@ -245,6 +245,39 @@ class ServerPakeLoginTest {
     }
 
     @Test
+    void aHelloCarryingTheShareForTheAccountsSaltLogsInWithoutAPakeShare() {
+        TokenVerifier verifier = TokenVerifier.create(TOKEN);
+        ServerConfig config = new ServerConfig();
+        config.auth.tokenVerifier = verifier.format();
+        ServerLoginHarness harness = new ServerLoginHarness(config);
+        Exchange first = new Exchange(harness.connection());
+        PakeClient warm = PakeClient.start(TOKEN);
+        assertThat(first.hello(warm, "").login(warm, "", OWN).ok()).isTrue(); // the client now knows the salt
+        first.ch.finishAndReleaseAll();
+
+        EmbeddedChannel ch = harness.connection();
+        PakeClient client = PakeClient.start(TOKEN);
+        String x = client.early(first.challenge.salt());
+        ServerLoginHarness.send(ch, concat(ServerLoginTest.preface(),
+                ServerLoginHarness.encode(new PakeHello("", first.challenge.salt(), x))));
+        Exchange early = new Exchange(ch);
+        early.seen.addAll(ServerLoginHarness.received(ch, true));
+        early.serverNonce = ((Challenge) early.seen.get(0)).serverNonce();
+        early.challenge = (PakeChallenge) early.seen.get(1);
+        String clientNonce = LoginProof.newNonce();
+        PakeKeys keys = client.finish(early.challenge.salt(), early.challenge.serverShare())
+                .keys("", early.serverNonce, clientNonce, OWN);
+        assertThat(client.sentEarly(early.challenge.salt())).isTrue();
+        Login login = new Login("t", "host", "run", 0, clientNonce, keys.clientProof(), true, 1, 262_144, "",
+                OWN.fingerprint(), List.of("options", "proxies.live", Capabilities.PAKE_LOGIN), Options.EMPTY);
+        LoginResult result = early.send(null, login);
+
+        assertThat(result.ok()).as(result.error()).isTrue();
+        assertThat(keys.serverProven(result.serverProof())).isTrue();
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
     void aPakeLoginWithoutTheClientsShareClosesTheConnection() {
         Exchange x = new Exchange(new ServerLoginHarness().connection());
         PakeClient client = PakeClient.start(TOKEN);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Base64;
+import org.bouncycastle.math.ec.ECPoint;
 import org.junit.jupiter.api.Test;
 
 /** Both halves of the PAKE login run against each other (the crypto only; the messages are the handlers'). */
@@ -73,6 +74,44 @@ class PakeLoginTest {
         assertThatThrownBy(() -> client.finish(server.salt(), PakeSuite.encode(verifier.w0n())))
                 .hasMessageContaining("identity");
         assertThatThrownBy(() -> client.finish("AAAA", server.serverShare())).hasMessageContaining("3 bytes");
+    }
+
+    @Test
+    void anEarlyShareForTheSaltTheServerGivesIsTheOneBothSidesUse() {
+        TokenVerifier verifier = TokenVerifier.create(TOKEN);
+        PakeClient warm = PakeClient.start(TOKEN);
+        warm.finish(verifier.saltText(), PakeServer.start(verifier).serverShare()); // w0, w1 now in memory
+
+        PakeClient client = PakeClient.start(TOKEN);
+        String early = client.early(verifier.saltText());
+        PakeServer server = PakeServer.start(verifier);
+        PakeKeys clientKeys = client.finish(server.salt(), server.serverShare()).keys("", sn, cn, SERVER_CERT);
+
+        assertThat(early).isNotEmpty();
+        assertThat(client.sentEarly(server.salt())).isTrue();
+        assertThat(client.clientShare()).isEqualTo(early);
+        assertThat(server.agree(early).keys("", sn, cn, SERVER_CERT).clientProven(clientKeys.clientProof())).isTrue();
+    }
+
+    @Test
+    void anEarlyShareForAnotherSaltIsNeverFollowedByAShareFromTheSameScalar() {
+        TokenVerifier old = TokenVerifier.create(TOKEN);
+        TokenVerifier now = TokenVerifier.create(TOKEN);
+        PakeClient.start(TOKEN).finish(old.saltText(), PakeServer.start(old).serverShare());
+
+        PakeClient client = PakeClient.start(TOKEN);
+        ECPoint earlyX = PakeSuite.decode(client.early(old.saltText()), "X");
+        PakeServer server = PakeServer.start(now);
+        PakeKeys clientKeys = client.finish(server.salt(), server.serverShare()).keys("", sn, cn, SERVER_CERT);
+        ECPoint lateX = PakeSuite.decode(client.clientShare(), "X");
+
+        assertThat(client.sentEarly(server.salt())).isFalse();
+        // with one x, X' - w0'·M = X - w0·M: a fake server could test token guesses with that equation
+        ECPoint earlyXP = earlyX.subtract(old.w0m()).normalize();
+        ECPoint lateXP = lateX.subtract(now.w0m()).normalize();
+        assertThat(lateXP).isNotEqualTo(earlyXP);
+        assertThat(server.agree(client.clientShare()).keys("", sn, cn, SERVER_CERT).clientProven(clientKeys.clientProof()))
+                .isTrue();
     }
 
     @Test
