@@ -55,19 +55,20 @@ public final class LoginTime {
         System.exit(0);
     }
 
-    /** The median cost of each SRP step on one thread (after as many runs to warm up). */
+    /** The median cost of each SPAKE2+ step on one thread (after as many runs to warm up). */
     private static void primitives(int runs) {
         TokenVerifier verifier = TokenVerifier.create("login-time-token");
         long[][] t = new long[4][runs];
         for (int i = -runs; i < runs; i++) {
             long t0 = System.nanoTime();
-            PakeClient client = PakeClient.start("login-time-token");
-            long t1 = System.nanoTime();
             PakeServer server = PakeServer.start(verifier);
+            long t1 = System.nanoTime();
+            PakeClient client = PakeClient.start("login-time-token");
+            client.finish(server.salt(), server.serverShare());
             long t2 = System.nanoTime();
-            client.finish(server.salt(), server.serverPublic());
+            server.prepare();
             long t3 = System.nanoTime();
-            server.agree(client.clientPublic());
+            server.agree(client.clientShare());
             long t4 = System.nanoTime();
             if (i >= 0) {
                 t[0][i] = t1 - t0;
@@ -76,9 +77,9 @@ public final class LoginTime {
                 t[3][i] = t4 - t3;
             }
         }
-        System.out.printf("SRP steps, median of %d: client A %.2f ms, server B %.2f ms, client S %.2f ms,"
-                + " server S %.2f ms%n", runs, percentile(t[0], 50), percentile(t[1], 50), percentile(t[2], 50),
-                percentile(t[3], 50));
+        System.out.printf("SPAKE2+ steps, median of %d: server Y %.2f ms, client x·P, X, Z, V %.2f ms,"
+                + " server V (ahead) %.2f ms, server Z %.2f ms%n", runs, percentile(t[0], 50), percentile(t[1], 50),
+                percentile(t[2], 50), percentile(t[3], 50));
     }
 
     /** Nanoseconds from start to the first login of a client with {@code auth.pake = pake}. */

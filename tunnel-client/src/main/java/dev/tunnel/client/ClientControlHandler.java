@@ -9,7 +9,6 @@ import dev.tunnel.protocol.ControlMessage.LoginResult;
 import dev.tunnel.protocol.ControlMessage.NewProxy;
 import dev.tunnel.protocol.ControlMessage.NewProxyResult;
 import dev.tunnel.protocol.ControlMessage.PakeChallenge;
-import dev.tunnel.protocol.auth.PakeClient;
 import dev.tunnel.protocol.auth.PakeKeys;
 import dev.tunnel.protocol.auth.PakeMode;
 import dev.tunnel.protocol.Preface;
@@ -80,20 +79,16 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * Sends the preface and, for the PAKE login, the hello behind it as soon as its {@code A} is
-     * computed (TLS queues both until its handshake is done).
+     * Sends the preface and, for the PAKE login, the hello behind it (TLS queues both until its
+     * handshake is done).
      */
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        ctx.writeAndFlush(Preface.encode(ctx.alloc()));
         if (exchange.pake()) {
-            exchange.startPake(ctx.executor()).addListener(f -> {
-                if (!f.isSuccess()) {
-                    fail(ctx, "PAKE login: " + f.cause());
-                } else if (ctx.channel().isActive()) {
-                    ctx.writeAndFlush(new ControlFrame(exchange.hello((PakeClient) f.getNow())));
-                }
-            });
+            ctx.write(Preface.encode(ctx.alloc()));
+            ctx.writeAndFlush(new ControlFrame(exchange.hello(String.valueOf(ctx.channel().remoteAddress()))));
+        } else {
+            ctx.writeAndFlush(Preface.encode(ctx.alloc()));
         }
         ctx.fireChannelActive();
     }
@@ -113,7 +108,7 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** The PAKE login's second step: agree on the secret, then send the login it proves. */
+    /** The PAKE login's second step: agree on the secret, then send the client's share and the login it proves. */
     private void onPakeChallenge(ChannelHandlerContext ctx, PakeChallenge challenge) {
         if (!exchange.awaitsPakeChallenge()) {
             throw new ProtocolException("unexpected PAKE challenge");
@@ -122,6 +117,9 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
             if (!f.isSuccess()) {
                 fail(ctx, "the server's PAKE challenge is invalid: " + f.cause().getMessage());
             } else if (ctx.channel().isActive()) {
+                if (exchange.share() != null) {
+                    ctx.write(new ControlFrame(exchange.share()));
+                }
                 sendLogin(ctx, exchange.answer((PakeKeys) f.getNow(), identity, mux.settings().initialWindow()));
             }
         });

@@ -16,7 +16,7 @@ final class ClientPake {
     private final PakeMode mode;
     private final AtomicBoolean serverLacksIt = new AtomicBoolean();
 
-    /** With the PAKE login on, starts computing the client's exponents, so the first login finds its {@code A} ready. */
+    /** With the PAKE login on, starts computing the client's scalars, so the first login finds its {@code x·P} ready. */
     ClientPake(PakeMode mode) {
         this.mode = mode;
         if (mode != PakeMode.OFF) {

@@ -6,6 +6,7 @@ import dev.tunnel.protocol.ControlMessage.Login;
 import dev.tunnel.protocol.ControlMessage.LoginResult;
 import dev.tunnel.protocol.ControlMessage.PakeChallenge;
 import dev.tunnel.protocol.ControlMessage.PakeHello;
+import dev.tunnel.protocol.ControlMessage.PakeShare;
 import dev.tunnel.protocol.auth.ChannelBinding;
 import dev.tunnel.protocol.auth.LoginProof;
 import dev.tunnel.protocol.auth.PakeClient;
@@ -26,10 +27,10 @@ import javax.net.ssl.SSLPeerUnverifiedException;
  * The client's half of one login (docs/security.md), the PAKE login or the token login. Both
  * answer the server's {@link Challenge} with a proof bound to the certificate this connection
  * actually saw, and check the server's proof in the {@link LoginResult} before anything else is
- * accepted. The PAKE login first sends a {@link PakeHello} ({@code A}), takes the server's
- * {@link PakeChallenge} (salt, {@code B}) and proves the token with the secret they agree; its
- * modular exponentiations run on the loop (one of ~640 bits each, under a millisecond), but the
- * blinded {@code g^x} of a salt this process has not met, which runs on the {@link PakeWorker}.
+ * accepted. The PAKE login first sends a {@link PakeHello} (the user), takes the server's
+ * {@link PakeChallenge} (salt, {@code Y}), and sends its {@link PakeShare} ({@code X}) and the
+ * login proven with the secret they agree; its two elliptic-curve multiplications run on the
+ * loop, but the PBKDF2 of a salt this process has not met runs on the {@link PakeWorker}.
  * One instance per connection.
  *
  * <p>Threading: the connection's event loop; the futures it returns complete there.
@@ -43,6 +44,10 @@ final class LoginExchange {
     private final PakeWorker worker;
     private PakeClient pakeClient;
     private PakeKeys pakeKeys;
+    /** The server's address, which the salt it gave is remembered under. */
+    private String server;
+    /** The salt of the server's PAKE challenge. */
+    private String salt;
     /** The server answered the hello (a PAKE challenge or a login result). */
     private boolean helloAnswered;
     private String serverNonce;
@@ -74,18 +79,24 @@ final class LoginExchange {
     }
 
     /**
-     * This login's secret and {@code A}: computed ahead on the worker ({@link ClientPake} starts
-     * that), else here on the loop (one 640-bit exponentiation, about 2 ms) while the server
-     * answers the TLS client hello; then {@link #hello(PakeClient)}.
+     * The hello to {@code server} (its address), with this login's secret scalar and {@code x·P}
+     * taken: computed ahead on the worker ({@link ClientPake} starts that), else here (a fixed-base
+     * multiplication); it carries {@code X} when this process logged in there before
+     * ({@link PakeClient#early(String, String)}).
      */
-    Future<PakeClient> startPake(EventExecutor loop) {
-        return loop.newSucceededFuture(PakeClient.start(credentials.token(), worker.clientEphemerals().take()));
+    PakeHello hello(String server) {
+        this.server = server;
+        pakeClient = PakeClient.start(credentials.token(), worker.clientEphemerals().take());
+        String early = pakeClient.early(server, credentials.user());
+        return new PakeHello(credentials.user(), pakeClient.earlySalt(), early);
     }
 
-    /** The hello carrying {@code client}'s {@code A}. */
-    PakeHello hello(PakeClient client) {
-        pakeClient = client;
-        return new PakeHello(credentials.user(), client.clientPublic());
+    /**
+     * The client's share {@code X}, once {@link #agree} succeeded, to send right before the
+     * login; null when the hello carried it for the server's salt.
+     */
+    PakeShare share() {
+        return pakeClient.sentEarly(salt) ? null : new PakeShare(pakeClient.clientShare());
     }
 
     /**
@@ -109,9 +120,9 @@ final class LoginExchange {
 
     /**
      * The keys of the PAKE login for the server's {@code challenge} (after {@link #challenged}),
-     * computed on the loop when this process met the salt before (one exponentiation of 640
-     * bits, under a millisecond, {@link PakeClient#finishesQuickly}), else on the worker; then
-     * {@link #answer(PakeKeys, ClientIdentity, int)}. Fails with an
+     * computed on the loop when this process met the salt before (two multiplications, well under
+     * a millisecond, {@link PakeClient#finishesQuickly}), else on the worker; then {@link #share()}
+     * and {@link #answer(PakeKeys, ClientIdentity, int)}. Fails with an
      * {@link IllegalArgumentException} when the server's values are invalid.
      */
     Future<PakeKeys> agree(PakeChallenge challenge, EventExecutor loop) {
@@ -122,7 +133,8 @@ final class LoginExchange {
         String sn = serverNonce;
         String cn = clientNonce;
         ChannelBinding binding = seen;
-        Callable<PakeKeys> keys = () -> client.finish(challenge.salt(), challenge.serverPublic())
+        salt = challenge.salt();
+        Callable<PakeKeys> keys = () -> client.finish(challenge.salt(), challenge.serverShare())
                 .keys(user, sn, cn, binding);
         if (!client.finishesQuickly(challenge.salt())) {
             return worker.submit(loop, keys);
@@ -137,6 +149,7 @@ final class LoginExchange {
     /** The PAKE login proven with {@code keys}. */
     Login answer(PakeKeys keys, ClientIdentity identity, int initialWindow) {
         pakeKeys = keys;
+        pakeClient.remember(server, credentials.user(), salt);
         List<String> capabilities = new ArrayList<>(identity.capabilities());
         capabilities.add(Capabilities.PAKE_LOGIN);
         return login(keys.clientProof(), identity, capabilities, initialWindow);
@@ -149,7 +162,7 @@ final class LoginExchange {
 
     /**
      * A login result arrived: the hello was answered (if one was sent), and the next login's
-     * exponent can be computed without slowing this one.
+     * scalar can be computed without slowing this one.
      */
     void resultArrived() {
         helloAnswered = true;

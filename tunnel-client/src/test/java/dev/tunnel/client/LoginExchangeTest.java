@@ -8,10 +8,10 @@ import dev.tunnel.protocol.ControlMessage.Login;
 import dev.tunnel.protocol.ControlMessage.LoginResult;
 import dev.tunnel.protocol.ControlMessage.PakeChallenge;
 import dev.tunnel.protocol.ControlMessage.PakeHello;
+import dev.tunnel.protocol.ControlMessage.PakeShare;
 import dev.tunnel.protocol.Options;
 import dev.tunnel.protocol.auth.ChannelBinding;
 import dev.tunnel.protocol.auth.LoginProof;
-import dev.tunnel.protocol.auth.PakeClient;
 import dev.tunnel.protocol.auth.PakeKeys;
 import dev.tunnel.protocol.auth.PakeMode;
 import dev.tunnel.protocol.auth.PakeServer;
@@ -41,21 +41,25 @@ class LoginExchangeTest {
         final String sn = LoginProof.newNonce();
         final PakeServer server;
         final PakeHello hello;
+        final PakeShare share;
         final Login login;
 
         Run(TokenVerifier verifier) {
             assertThat(exchange.pake()).isTrue();
-            hello = exchange.hello((PakeClient) exchange.startPake(ImmediateEventExecutor.INSTANCE).getNow());
+            hello = exchange.hello("127.0.0.1:7000");
+            assertThat(hello.user()).isEqualTo("alice");
             assertThat(exchange.challenged(new Challenge(sn), SEEN)).isTrue();
             server = PakeServer.start(verifier);
-            PakeKeys keys = exchange.agree(new PakeChallenge(server.salt(), server.serverPublic()),
+            PakeKeys keys = exchange.agree(new PakeChallenge(server.salt(), server.serverShare()),
                     ImmediateEventExecutor.INSTANCE).getNow();
+            share = exchange.share();
             login = exchange.answer(keys, IDENTITY, 262_144);
         }
 
         /** What the server computes for this login. */
         PakeKeys serverKeys() {
-            return server.agree(hello.clientPublic()).keys(login.user(), sn, login.nonce(), SEEN);
+            String x = share != null ? share.clientShare() : hello.clientShare();
+            return server.agree(x).keys(login.user(), sn, login.nonce(), SEEN);
         }
     }
 
@@ -92,6 +96,33 @@ class LoginExchangeTest {
         Run now = new Run(verifier);
 
         assertThat(now.exchange.serverProven(ok(earlier.serverKeys().serverProof()))).isFalse();
+    }
+
+    @Test
+    void aSecondLoginToTheSameServerAndSaltSendsItsShareInTheHelloAndNoneAfter() {
+        TokenVerifier verifier = TokenVerifier.create(TOKEN);
+        Run first = new Run(verifier);
+        Run second = new Run(verifier);
+
+        assertThat(first.share).as("the salt was new: the share follows the challenge").isNotNull();
+        assertThat(second.hello.salt()).isEqualTo(second.server.salt());
+        assertThat(second.hello.clientShare()).isNotEmpty();
+        assertThat(second.share).isNull();
+        PakeKeys server = second.serverKeys();
+        assertThat(server.clientProven(second.login.proof())).isTrue();
+        assertThat(second.exchange.serverProven(ok(server.serverProof()))).isTrue();
+    }
+
+    @Test
+    void aServerThatAnswersWithAnotherSaltGetsAShareFromAFreshScalar() {
+        new Run(TokenVerifier.create(TOKEN)); // remembers that salt
+        Run restarted = new Run(TokenVerifier.create(TOKEN)); // the server restarted: a new salt
+
+        assertThat(restarted.hello.clientShare()).as("an early share for the old salt").isNotEmpty();
+        assertThat(restarted.share).isNotNull();
+        assertThat(restarted.share.clientShare()).isNotEqualTo(restarted.hello.clientShare());
+        PakeKeys server = restarted.serverKeys();
+        assertThat(server.clientProven(restarted.login.proof())).isTrue();
     }
 
     @Test

@@ -12,6 +12,7 @@ import dev.tunnel.protocol.ControlMessage.LoginResult;
 import dev.tunnel.protocol.ControlMessage.NewProxy;
 import dev.tunnel.protocol.ControlMessage.PakeChallenge;
 import dev.tunnel.protocol.ControlMessage.PakeHello;
+import dev.tunnel.protocol.ControlMessage.PakeShare;
 import dev.tunnel.protocol.auth.ChannelBinding;
 import dev.tunnel.protocol.auth.LoginProof;
 import dev.tunnel.protocol.auth.TokenVerifier;
@@ -130,22 +131,24 @@ class PakeLoginEndToEndTest {
      * connection to the real server, recording every byte in the clear. The PAKE transcript it
      * gets is exactly:
      * <ul>
-     *   <li>client to server: the preface; {@code PAKE_HELLO(user, A)}; {@code LOGIN} with the
-     *   client nonce {@code cn}, the proof {@code HMAC(K, "tunnel-pake-v1 client" || user || sn ||
-     *   cn || A || salt || B || cb)}, the fingerprint of the certificate the client saw (the
-     *   middleman's), its version, host name, run id, mode, window, capabilities and options;
-     *   then its {@code NEW_PROXY} messages;</li>
-     *   <li>server to client: the preface; {@code CHALLENGE(sn)}; {@code PAKE_CHALLENGE(salt, B)};
+     *   <li>client to server: the preface; {@code PAKE_HELLO(user)}; {@code PAKE_SHARE(X)};
+     *   {@code LOGIN} with the client nonce {@code cn}, the proof {@code confirmP =
+     *   HMAC(K_confirmP, Y)}, the fingerprint of the certificate the client saw (the middleman's),
+     *   its version, host name, run id, mode, window, capabilities and options; then its
+     *   {@code NEW_PROXY} messages;</li>
+     *   <li>server to client: the preface; {@code CHALLENGE(sn)}; {@code PAKE_CHALLENGE(salt, Y)};
      *   {@code LOGIN_RESULT} refusing the login (the proof covers the middleman's certificate).</li>
      * </ul>
-     * {@code A = g^a} and {@code B = k·v + g^b} hide the exponents {@code a} and {@code b} that
-     * only the two ends know; {@code K = SHA-256(S)} with {@code S = g^(b·(a + u·x))}, so checking
-     * a guess of the token against the proof needs {@code a} or {@code b} (a discrete logarithm),
-     * not just the guess: no value here lets a guess be tested offline, and each guess costs a
-     * live login. The test runs a dictionary holding the right token against the transcript with
-     * every check that needs no exponent (the token login's proof for each certificate, the guess's
-     * verifier, x and hash in any recorded field), and finds nothing; the same attack on the token
-     * login's transcript, recorded the same way, finds the token.
+     * {@code X = x·P + w0·M} and {@code Y = y·P + w0·N} hide the scalars {@code x} and {@code y}
+     * that only the two ends know; the confirmation key comes from {@code Z = x·y·P} and
+     * {@code V = y·w1·P} (RFC 9383), so for a guess of the token the middleman can strip
+     * {@code w0·M} from {@code X} to get a candidate {@code x·P}, but turning it and {@code y·P}
+     * into {@code Z} needs {@code x} or {@code y} (a discrete logarithm) or a Diffie-Hellman oracle:
+     * no value here lets a guess be tested offline, and each guess costs a live login. The test runs
+     * a dictionary holding the right token against the transcript with every check that needs no
+     * scalar (the token login's proof for each certificate, the guess's {@code w0} and {@code L}
+     * and hash in any recorded field), and finds nothing; the same attack on the token login's
+     * transcript, recorded the same way, finds the token.
      */
     @Test
     void aManInTheMiddleRecordsNoValueThatLetsItTestATokenGuessOffline() throws Exception {
@@ -163,18 +166,21 @@ class PakeLoginEndToEndTest {
         TlsRelay.Recording pake = record(mitmCert, server, "preferred");
         List<ControlMessage> up = ControlWire.decode(pake.toServer(), true);
         List<ControlMessage> down = ControlWire.decode(pake.toClient(), true);
-        assertThat(up).extracting(m -> (Object) m.getClass()).containsExactly(PakeHello.class, Login.class, NewProxy.class);
+        assertThat(up).extracting(m -> (Object) m.getClass()).containsExactly(PakeHello.class, PakeShare.class, Login.class,
+                NewProxy.class);
         assertThat(down).extracting(m -> (Object) m.getClass())
                 .containsExactly(Challenge.class, PakeChallenge.class, LoginResult.class);
         PakeHello hello = (PakeHello) up.get(0);
-        Login login = (Login) up.get(1);
+        PakeShare share = (PakeShare) up.get(1);
+        Login login = (Login) up.get(2);
         Challenge challenge = (Challenge) down.get(0);
         PakeChallenge pakeChallenge = (PakeChallenge) down.get(1);
         assertThat(login.capabilities()).contains(Capabilities.PAKE_LOGIN);
         assertThat(login.serverCertificate()).isEqualTo(mitm.fingerprint());
         assertThat(((LoginResult) down.get(2)).error()).contains("certificate mismatch");
-        String recorded = String.join("\n", hello.clientPublic(), login.proof(), login.nonce(), challenge.serverNonce(),
-                pakeChallenge.salt(), pakeChallenge.serverPublic(), new String(pake.toServer(), StandardCharsets.ISO_8859_1),
+        assertThat(hello.user()).isEqualTo(login.user());
+        String recorded = String.join("\n", share.clientShare(), login.proof(), login.nonce(), challenge.serverNonce(),
+                pakeChallenge.salt(), pakeChallenge.serverShare(), new String(pake.toServer(), StandardCharsets.ISO_8859_1),
                 new String(pake.toClient(), StandardCharsets.ISO_8859_1));
         byte[] salt = Base64.getDecoder().decode(pakeChallenge.salt());
         for (String guess : dictionary) {
@@ -185,7 +191,8 @@ class PakeLoginEndToEndTest {
             String[] verifier = TokenVerifier.derive(guess, salt).format().split(":");
             String hash = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
                     .digest(guess.getBytes(StandardCharsets.UTF_8)));
-            assertThat(recorded).doesNotContain(verifier[2]).doesNotContain(hash).doesNotContain(guess + "\n");
+            assertThat(recorded).doesNotContain(verifier[2]).doesNotContain(verifier[3]).doesNotContain(hash)
+                    .doesNotContain(guess + "\n");
         }
         assertThat(new String(pake.toServer(), StandardCharsets.ISO_8859_1)).doesNotContain(TunnelExtension.TOKEN);
 

@@ -54,12 +54,12 @@ public final class Capabilities {
     public static final String VISITOR_RULES = "proxy.visitorRules";
 
     /**
-     * The PAKE login (SRP-6a, docs/security.md): the client listed it when it logged in with
+     * The PAKE login (SPAKE2+, docs/security.md): the client listed it when it logged in with
      * {@code PAKE_HELLO}; the server lists it when it offers that login ({@code auth.pake} not
      * {@code off}). A client refused after a hello by a server that does not list it logs in with
      * the token login next time, unless its {@code auth.pake} is {@code required}.
      */
-    public static final String PAKE_LOGIN = "login.srp6a";
+    public static final String PAKE_LOGIN = "login.spake2plus";
 
     /** What every build of this protocol generation has, whatever its proxy types. */
     public static final List<String> BASE = List.of(OPTIONS, LIVE_PROXIES);

@@ -10,6 +10,7 @@ import dev.tunnel.protocol.ControlMessage.NewProxyResult;
 import dev.tunnel.protocol.ControlMessage.NewWorkConn;
 import dev.tunnel.protocol.ControlMessage.PakeChallenge;
 import dev.tunnel.protocol.ControlMessage.PakeHello;
+import dev.tunnel.protocol.ControlMessage.PakeShare;
 import dev.tunnel.protocol.ControlMessage.Ping;
 import dev.tunnel.protocol.ControlMessage.Pong;
 import dev.tunnel.protocol.ControlMessage.ReqWorkConn;
@@ -46,10 +47,13 @@ public final class ControlCodec {
     static final int REQ_WORK_CONN_ISSUED = 14;
     /** {@link NewWorkConn} answering an issued nonce: sent only to a server that issued it. */
     static final int NEW_WORK_CONN_ISSUED = 15;
+    // kinds 16 and 17 are reserved (an unreleased SRP-6a login's hello and challenge): never reuse them
     /** {@link PakeHello}: a server that predates it closes the connection (unknown kind). */
-    static final int PAKE_HELLO = 16;
+    static final int PAKE_HELLO = 18;
     /** {@link PakeChallenge}: sent only in answer to a {@link PakeHello}. */
-    static final int PAKE_CHALLENGE = 17;
+    static final int PAKE_CHALLENGE = 19;
+    /** {@link PakeShare}: sent only in answer to a {@link PakeChallenge}. */
+    static final int PAKE_SHARE = 20;
 
     /** Longest string field accepted, in bytes. */
     public static final int MAX_STRING = 4096;
@@ -131,11 +135,15 @@ public final class ControlCodec {
         } else if (message instanceof PakeHello m) {
             out.writeByte(PAKE_HELLO);
             writeString(out, m.user());
-            writeString(out, m.clientPublic());
+            writeString(out, m.salt());
+            writeString(out, m.clientShare());
         } else if (message instanceof PakeChallenge m) {
             out.writeByte(PAKE_CHALLENGE);
             writeString(out, m.salt());
-            writeString(out, m.serverPublic());
+            writeString(out, m.serverShare());
+        } else if (message instanceof PakeShare m) {
+            out.writeByte(PAKE_SHARE);
+            writeString(out, m.clientShare());
         } else if (message instanceof Goodbye m) {
             out.writeByte(GOODBYE);
             writeString(out, m.reason());
@@ -170,8 +178,9 @@ public final class ControlCodec {
                     readNonEmpty(in, "issued nonce"));
             case START_WORK_CONN -> new StartWorkConn(readInt(in), readString(in));
             case GOODBYE -> new Goodbye(readString(in));
-            case PAKE_HELLO -> new PakeHello(readString(in), readString(in));
+            case PAKE_HELLO -> new PakeHello(readString(in), readString(in), readString(in));
             case PAKE_CHALLENGE -> new PakeChallenge(readString(in), readString(in));
+            case PAKE_SHARE -> new PakeShare(readString(in));
             default -> throw new ProtocolException("unknown control message kind " + kind);
         };
         if (in.isReadable()) {

@@ -100,19 +100,35 @@ public sealed interface ControlMessage {
 
     /**
      * Client to server, the PAKE login's first message ({@link Capabilities#PAKE_LOGIN}), sent right
-     * behind the client's preface: the user it logs in as ("" for the shared token) and its SRP-6a
-     * public value {@code A} (base64). A server without the PAKE login closes the connection on it
-     * (an unknown kind), and the client logs in with the token login next time.
+     * behind the client's preface: the user it logs in as ("" for the shared token) and, when the
+     * client knows the salt this server gave it last time, that salt (base64) and its SPAKE2+ share
+     * {@code X} for it ({@code shareP}, base64 of the uncompressed point); both "" otherwise. A
+     * server whose salt for the user is that one takes the share and expects no {@link PakeShare}.
+     * A server without the PAKE login closes the connection on it (an unknown kind), and the
+     * client logs in with the token login next time.
      */
-    record PakeHello(String user, String clientPublic) implements ControlMessage {
+    record PakeHello(String user, String salt, String clientShare) implements ControlMessage {
+        /** A hello without an early share. */
+        public PakeHello(String user) {
+            this(user, "", "");
+        }
     }
 
     /**
      * Server to client, the answer to {@link PakeHello} (after the connection's {@link Challenge}):
-     * the account's salt and the server's SRP-6a public value {@code B} (base64). The client then
-     * sends its {@link Login} with the PAKE proof ({@link dev.tunnel.protocol.auth.PakeSecret}).
+     * the account's salt (base64) and the server's SPAKE2+ share {@code Y} (RFC 9383's
+     * {@code shareV}, base64 of the uncompressed point). The client then sends {@link PakeShare} and
+     * its {@link Login} with the PAKE proof ({@link dev.tunnel.protocol.auth.PakeSecret}).
      */
-    record PakeChallenge(String salt, String serverPublic) implements ControlMessage {
+    record PakeChallenge(String salt, String serverShare) implements ControlMessage {
+    }
+
+    /**
+     * Client to server, right before the {@link Login} of a PAKE login (in the same flush) unless
+     * its hello carried the share for the salt of the {@link PakeChallenge}: the client's SPAKE2+
+     * share {@code X} (RFC 9383's {@code shareP}, base64 of the uncompressed point).
+     */
+    record PakeShare(String clientShare) implements ControlMessage {
     }
 
     /**

@@ -76,7 +76,9 @@ class FrameCodecTest {
                 ControlMessage.ReqWorkConn.issued(List.of("a".repeat(64), "b".repeat(64))),
                 new ControlMessage.NewWorkConn("42", 1_700_000_000_123L, "nonce", "proof", "c".repeat(64)),
                 new ControlMessage.StartWorkConn(7, "203.0.113.9:51234"),
-                new ControlMessage.PakeHello("alice-" + UNICODE, "QUJD"),
+                new ControlMessage.PakeHello("alice-" + UNICODE),
+                new ControlMessage.PakeHello("bob", "c2FsdA==", "QUJD"),
+                new ControlMessage.PakeShare("QUJD"),
                 new ControlMessage.PakeChallenge("c2FsdA==", "REVG"),
                 new ControlMessage.Goodbye("client shutting down " + UNICODE));
     }

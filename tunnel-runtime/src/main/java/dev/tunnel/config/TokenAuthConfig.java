@@ -15,7 +15,7 @@ public class TokenAuthConfig {
     /** Tunnel extension: file holding the token (trailing newline ignored); instead of token. */
     public String tokenFile;
     /**
-     * Tunnel extension: the PAKE login (SRP-6a, docs/security.md), in which nothing on the wire
+     * Tunnel extension: the PAKE login (SPAKE2+, docs/security.md), in which nothing on the wire
      * lets a token guess be checked offline. {@code "preferred"}: used when the peer has it, the
      * token login otherwise; {@code "required"}: a peer without it is refused; {@code "off"}.
      */

@@ -6,7 +6,6 @@ import dev.tunnel.server.config.ServerConfig;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import javax.crypto.Mac;
@@ -69,9 +68,7 @@ final class Credentials {
         }
         SecureRandom random = new SecureRandom();
         random.nextBytes(decoyKey);
-        byte[] decoyToken = new byte[32];
-        random.nextBytes(decoyToken);
-        this.decoy = pake ? TokenVerifier.create(Arrays.toString(decoyToken)) : null;
+        this.decoy = pake ? TokenVerifier.unmatchable() : null;
     }
 
     /** The account {@code user} logs in to, or null when there is none it could log in to. */

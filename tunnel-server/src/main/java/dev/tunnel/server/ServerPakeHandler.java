@@ -4,33 +4,34 @@ import dev.tunnel.protocol.ControlFrame;
 import dev.tunnel.protocol.ControlMessage.Login;
 import dev.tunnel.protocol.ControlMessage.PakeChallenge;
 import dev.tunnel.protocol.ControlMessage.PakeHello;
+import dev.tunnel.protocol.ControlMessage.PakeShare;
 import dev.tunnel.protocol.ProtocolException;
 import dev.tunnel.protocol.auth.PakeSecret;
 import dev.tunnel.protocol.auth.PakeServer;
 import dev.tunnel.protocol.auth.PakeWorker;
 import dev.tunnel.protocol.auth.Ephemerals;
-import dev.tunnel.protocol.auth.Ephemerals.Ephemeral;
 import dev.tunnel.protocol.auth.TokenVerifier;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.AttributeKey;
-import io.netty.util.concurrent.Future;
 
 /**
  * The server's half of the PAKE login on one tunnel connection (docs/security.md), in front of
  * the handlers that take the connection's first message. On {@code PAKE_HELLO} it looks up the
  * account (a decoy verifier for a user with none, so the answer looks the same), computes
- * {@code B} from a precomputed exponent ({@link Ephemerals}) and sends
- * {@code PAKE_CHALLENGE}, then computes the shared secret while the client computes its own. The {@code LOGIN} that follows is held until that secret is ready, then passed
- * on to {@link ServerControlHandler}, which checks it ({@link LoginAuthenticator#verifyPake}) with
- * what was agreed ({@link #takeAgreed}). The first message that is not a hello (a token login, a work
- * connection) is passed on and this handler steps aside. A server with {@code auth.pake = "off"}
- * has none, and the control handler refuses the hello.
+ * {@code Y} from a precomputed scalar ({@link Ephemerals}) and sends {@code PAKE_CHALLENGE}, then
+ * computes {@code V = y·L} while the client computes its own values, and {@code Z} from the
+ * client's {@code X} when the hello carried it for this account's salt (a client that logged in
+ * here before), else on {@code PAKE_SHARE}; the {@code LOGIN} right behind it is passed on
+ * to {@link ServerControlHandler}, which checks it ({@link LoginAuthenticator#verifyPake}) with
+ * what was agreed ({@link #takeAgreed}). The first message that is not part of the PAKE login (a
+ * token login, a work connection) is passed on and this handler steps aside. A server with
+ * {@code auth.pake = "off"} has none, and the control handler refuses the hello.
  *
- * <p>Threading: the connection's event loop, which computes the secret; {@code g^b} is
- * precomputed on the {@link PakeWorker}, which also computes it when none is ready (its answer
- * comes back on this loop).
+ * <p>Threading: the connection's event loop, which runs the login's three elliptic-curve
+ * multiplications (about as much as the TLS handshake that came before cost it, once per
+ * connection: a second hello is refused); the {@link PakeWorker} refills the precomputed scalars.
  */
 final class ServerPakeHandler extends ChannelInboundHandlerAdapter {
     /** What the PAKE login agreed on this connection: the hello's user, its account (null: none) and the secret. */
@@ -45,14 +46,13 @@ final class ServerPakeHandler extends ChannelInboundHandlerAdapter {
     private final ServerNonce greeting;
     private final PakeWorker worker;
     private PakeHello hello;
-    private Future<PakeSecret> secret;
     private Credentials.Account account;
-    /** The login waiting for the secret, or null. */
-    private Object heldLogin;
+    private PakeServer server;
+    private PakeSecret secret;
 
     /**
      * @param greeting the connection's preface and challenge, sent before the PAKE challenge
-     * @param worker   where the modular exponentiations run ({@link PakeWorker#shared()})
+     * @param worker   where the precomputed scalars come from ({@link PakeWorker#shared()})
      */
     ServerPakeHandler(Credentials credentials, ServerNonce greeting, PakeWorker worker) {
         this.credentials = credentials;
@@ -79,91 +79,56 @@ final class ServerPakeHandler extends ChannelInboundHandlerAdapter {
                 throw new ProtocolException("a second PAKE hello on one connection");
             }
             hello = h;
-            start(ctx);
+            challenge(ctx);
+            return;
+        }
+        if (frame.message() instanceof PakeShare share) {
+            if (server == null || secret != null) {
+                throw new ProtocolException("an unexpected PAKE share (before the challenge, or after the hello's)");
+            }
+            try {
+                secret = server.agree(share.clientShare());
+            } catch (IllegalArgumentException e) {
+                throw new ProtocolException("PAKE login: " + e.getMessage());
+            }
             return;
         }
         if (frame.message() instanceof Login && hello != null) {
-            if (secret == null || !secret.isDone()) {
-                heldLogin = msg; // the decoder decodes nothing behind a login: this is the last message
-                ctx.channel().config().setAutoRead(false);
-            } else if (secret.isSuccess()) {
-                handOver(ctx, msg);
-            } // else the connection is closing for the failure already reported
-            return;
+            if (secret == null) {
+                throw new ProtocolException("a PAKE login without the client's PAKE share");
+            }
+            ctx.channel().attr(AGREED).set(new Agreed(hello.user(), account, secret));
         }
         ctx.pipeline().remove(this);
         ctx.fireChannelRead(msg);
     }
 
-    /** This connection's PAKE login is over (handed on, refused or closed): refill the exponent it may have taken. */
+    /** This connection's PAKE login is over (handed on, refused or closed): refill the scalar it may have taken. */
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
         worker.serverEphemerals().refill();
     }
 
-    /** Passes the login on with what was agreed, and steps aside. */
-    private void handOver(ChannelHandlerContext ctx, Object login) {
-        ctx.channel().attr(AGREED).set(new Agreed(hello.user(), account, secret.getNow()));
-        ctx.pipeline().remove(this);
-        ctx.fireChannelRead(login);
-    }
-
     /**
-     * Answers the hello: at once with a precomputed exponent ({@link Ephemerals}), else
-     * once the worker computed a fresh one.
+     * Answers the hello: sends the greeting (unless sent) and the PAKE challenge with {@code Y}
+     * from a precomputed scalar (or one computed here, a fixed-base multiplication, when none is
+     * ready), then computes {@code V} while the challenge travels and the client computes, and
+     * {@code Z} too when the hello carried the client's share for this account's salt.
      */
-    private void start(ChannelHandlerContext ctx) {
+    private void challenge(ChannelHandlerContext ctx) {
         Credentials.Account found = credentials.find(hello.user());
         account = found != null && found.verifier() != null ? found : null;
         TokenVerifier verifier = account != null ? account.verifier() : credentials.decoy(hello.user());
-        Ephemeral ready = worker.serverEphemerals().poll();
-        if (ready != null) {
-            challenge(ctx, PakeServer.start(verifier, ready));
-            return;
-        }
-        Future<PakeServer> started = worker.submit(ctx.executor(), () -> PakeServer.start(verifier));
-        started.addListener(f -> {
-            if (!f.isSuccess()) {
-                ctx.fireExceptionCaught(new ProtocolException("PAKE login: " + f.cause().getMessage()));
-            } else if (ctx.channel().isActive() && !ctx.isRemoved()) {
-                challenge(ctx, started.getNow());
+        server = PakeServer.start(verifier, worker.serverEphemerals().take());
+        greeting.greet(ctx);
+        ctx.writeAndFlush(new ControlFrame(new PakeChallenge(server.salt(), server.serverShare())));
+        server.prepare();
+        if (!hello.clientShare().isEmpty() && hello.salt().equals(server.salt())) {
+            try {
+                secret = server.agree(hello.clientShare());
+            } catch (IllegalArgumentException e) {
+                throw new ProtocolException("PAKE login: " + e.getMessage());
             }
-        });
-    }
-
-    /**
-     * Sends the greeting (unless sent) and the PAKE challenge, then computes the secret here
-     * while the client computes its own: two 256-bit exponentiations, under a millisecond, about
-     * what the TLS handshake that came before cost this loop, and once per connection (a second
-     * hello is refused); a hop to the worker and back would cost more under load.
-     */
-    private void challenge(ChannelHandlerContext ctx, PakeServer server) {
-        greeting.greet(ctx); // already done, unless the answer came within the read that brought the hello
-        ctx.writeAndFlush(new ControlFrame(new PakeChallenge(server.salt(), server.serverPublic())));
-        try {
-            secret = ctx.executor().newSucceededFuture(server.agree(hello.clientPublic()));
-        } catch (IllegalArgumentException e) {
-            secret = ctx.executor().newFailedFuture(e);
-        }
-        agreedOrFailed(ctx);
-    }
-
-    private void agreedOrFailed(ChannelHandlerContext ctx) {
-        if (ctx.isRemoved()) {
-            return;
-        }
-        if (!secret.isSuccess()) {
-            Throwable cause = secret.cause();
-            ctx.fireExceptionCaught(cause instanceof IllegalArgumentException
-                    ? new ProtocolException("PAKE login: " + cause.getMessage())
-                    : new ProtocolException("PAKE login: " + cause));
-            return;
-        }
-        Object login = heldLogin;
-        if (login != null && ctx.channel().isActive()) {
-            heldLogin = null;
-            ctx.channel().config().setAutoRead(true);
-            handOver(ctx, login);
         }
     }
 }

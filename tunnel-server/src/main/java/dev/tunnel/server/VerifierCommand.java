@@ -11,7 +11,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code verifier --token-file FILE}: prints the SRP verifier of the token in FILE (trailing line
+ * {@code verifier --token-file FILE}: prints the SPAKE2+ verifier of the token in FILE (trailing line
  * breaks dropped, as {@code auth.tokenFile} reads it) with a fresh random salt, ready for
  * {@code auth.tokenVerifier} or a {@code [[users]]} entry's {@code tokenVerifier}. The token is
  * read from a file, never from the command line (which other users can see); errors never echo it.

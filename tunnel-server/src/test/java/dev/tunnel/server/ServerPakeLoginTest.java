@@ -9,6 +9,7 @@ import dev.tunnel.protocol.ControlMessage.Login;
 import dev.tunnel.protocol.ControlMessage.LoginResult;
 import dev.tunnel.protocol.ControlMessage.PakeChallenge;
 import dev.tunnel.protocol.ControlMessage.PakeHello;
+import dev.tunnel.protocol.ControlMessage.PakeShare;
 import dev.tunnel.protocol.Options;
 import dev.tunnel.protocol.auth.ChannelBinding;
 import dev.tunnel.protocol.auth.LoginProof;
@@ -41,6 +42,7 @@ class ServerPakeLoginTest {
         final List<ControlMessage> seen = new ArrayList<>();
         String serverNonce;
         PakeChallenge challenge;
+        PakeShare share;
         Login login;
         PakeKeys keys;
         LoginResult result;
@@ -52,7 +54,7 @@ class ServerPakeLoginTest {
         /** Sends the preface and the hello for {@code user}; waits for the challenge and the PAKE challenge. */
         Exchange hello(PakeClient client, String user) {
             ServerLoginHarness.send(ch, concat(ServerLoginTest.preface(),
-                    ServerLoginHarness.encode(new PakeHello(user, client.clientPublic()))));
+                    ServerLoginHarness.encode(new PakeHello(user))));
             seen.addAll(ServerLoginHarness.received(ch, true)); // the harness computes at once (PakeWorker.inline)
             assertThat(seen).hasSize(2);
             serverNonce = ((Challenge) seen.get(0)).serverNonce();
@@ -60,17 +62,20 @@ class ServerPakeLoginTest {
             return this;
         }
 
-        /** Sends the login proven with {@code client}'s secret for {@code binding}; waits for the result. */
+        /** Sends the share and the login proven with {@code client}'s secret for {@code binding}; waits for the result. */
         LoginResult login(PakeClient client, String user, ChannelBinding binding) {
             String clientNonce = LoginProof.newNonce();
-            keys = client.finish(challenge.salt(), challenge.serverPublic()).keys(user, serverNonce, clientNonce, binding);
+            keys = client.finish(challenge.salt(), challenge.serverShare()).keys(user, serverNonce, clientNonce, binding);
+            share = new PakeShare(client.clientShare());
             login = new Login("t", "host", "run", 0, clientNonce, keys.clientProof(), true, 1, 262_144, user,
                     binding.fingerprint(), List.of("options", "proxies.live", Capabilities.PAKE_LOGIN), Options.EMPTY);
-            return send(login);
+            return send(share, login);
         }
 
-        LoginResult send(Login message) {
-            ServerLoginHarness.send(ch, ServerLoginHarness.encode(message));
+        /** Sends {@code share} (if not null) and {@code message} in one read, as the client flushes them. */
+        LoginResult send(PakeShare share, Login message) {
+            byte[] login = ServerLoginHarness.encode(message);
+            ServerLoginHarness.send(ch, share == null ? login : concat(ServerLoginHarness.encode(share), login));
             seen.addAll(ServerLoginHarness.received(ch, false));
             result = (LoginResult) seen.stream().filter(m -> m instanceof LoginResult).findFirst().orElseThrow();
             return result;
@@ -110,19 +115,19 @@ class ServerPakeLoginTest {
     }
 
     @Test
-    void noTwoLoginsSeeTheSameServerPublicValueThoughMostAreAnsweredFromPrecomputedExponents() {
+    void noTwoLoginsSeeTheSameServerShareThoughMostAreAnsweredFromPrecomputedScalars() {
         ServerLoginHarness harness = new ServerLoginHarness();
-        Set<String> serverPublics = new HashSet<>();
+        Set<String> serverShares = new HashSet<>();
         int logins = 3 * Ephemerals.SERVER_SIZE;
         for (int i = 0; i < logins; i++) {
             Exchange x = new Exchange(harness.connection());
             PakeClient client = PakeClient.start(TOKEN);
             LoginResult result = x.hello(client, "").login(client, "", OWN);
             assertThat(result.ok()).as(result.error()).isTrue();
-            serverPublics.add(x.challenge.serverPublic());
+            serverShares.add(x.challenge.serverShare());
             x.ch.finishAndReleaseAll();
         }
-        assertThat(serverPublics).hasSize(logins); // B = k·v + g^b with the same v: a b used twice repeats B
+        assertThat(serverShares).hasSize(logins); // Y = y·P + w0·N with the same w0: a y used twice repeats Y
     }
 
     @Test
@@ -176,11 +181,11 @@ class ServerPakeLoginTest {
         assertThat(first.hello(client, "").login(client, "", OWN).ok()).isTrue();
         first.ch.finishAndReleaseAll();
 
-        // The recording: the same hello (same A) and the same login (proof, nonce) on a new connection.
+        // The recording: the same hello, the same share (X) and the same login (proof, nonce) on a new connection.
         Exchange replay = new Exchange(harness.connection());
         replay.hello(client, "");
-        assertThat(replay.challenge.serverPublic()).as("a fresh B").isNotEqualTo(first.challenge.serverPublic());
-        LoginResult result = replay.send(first.login);
+        assertThat(replay.challenge.serverShare()).as("a fresh Y").isNotEqualTo(first.challenge.serverShare());
+        LoginResult result = replay.send(first.share, first.login);
         assertThat(result.code()).isEqualTo(LoginResult.AUTH_FAILED);
         assertThat(replay.ch.isOpen()).isFalse();
         replay.ch.finishAndReleaseAll();
@@ -228,7 +233,7 @@ class ServerPakeLoginTest {
     void aHelloToAServerWithThePakeLoginOffIsRefusedSoTheClientFallsBack() {
         EmbeddedChannel ch = new ServerLoginHarness(config("off")).connection();
         ServerLoginHarness.send(ch, concat(ServerLoginTest.preface(),
-                ServerLoginHarness.encode(new PakeHello("", PakeClient.start(TOKEN).clientPublic()))));
+                ServerLoginHarness.encode(new PakeHello(""))));
         List<ControlMessage> out = ServerLoginHarness.received(ch, true);
 
         assertThat(out).as("refused before any challenge").hasSize(1);
@@ -237,5 +242,54 @@ class ServerPakeLoginTest {
         assertThat(result.error()).contains("auth.pake = \"off\"");
         assertThat(result.capabilities()).doesNotContain(Capabilities.PAKE_LOGIN);
         ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void aHelloCarryingTheShareForTheAccountsSaltLogsInWithoutAPakeShare() {
+        TokenVerifier verifier = TokenVerifier.create(TOKEN);
+        ServerConfig config = new ServerConfig();
+        config.auth.tokenVerifier = verifier.format();
+        ServerLoginHarness harness = new ServerLoginHarness(config);
+        Exchange first = new Exchange(harness.connection());
+        PakeClient warm = PakeClient.start(TOKEN);
+        assertThat(first.hello(warm, "").login(warm, "", OWN).ok()).isTrue(); // the client now knows the salt
+        first.ch.finishAndReleaseAll();
+
+        EmbeddedChannel ch = harness.connection();
+        PakeClient client = PakeClient.start(TOKEN);
+        String x = client.early(first.challenge.salt());
+        ServerLoginHarness.send(ch, concat(ServerLoginTest.preface(),
+                ServerLoginHarness.encode(new PakeHello("", first.challenge.salt(), x))));
+        Exchange early = new Exchange(ch);
+        early.seen.addAll(ServerLoginHarness.received(ch, true));
+        early.serverNonce = ((Challenge) early.seen.get(0)).serverNonce();
+        early.challenge = (PakeChallenge) early.seen.get(1);
+        String clientNonce = LoginProof.newNonce();
+        PakeKeys keys = client.finish(early.challenge.salt(), early.challenge.serverShare())
+                .keys("", early.serverNonce, clientNonce, OWN);
+        assertThat(client.sentEarly(early.challenge.salt())).isTrue();
+        Login login = new Login("t", "host", "run", 0, clientNonce, keys.clientProof(), true, 1, 262_144, "",
+                OWN.fingerprint(), List.of("options", "proxies.live", Capabilities.PAKE_LOGIN), Options.EMPTY);
+        LoginResult result = early.send(null, login);
+
+        assertThat(result.ok()).as(result.error()).isTrue();
+        assertThat(keys.serverProven(result.serverProof())).isTrue();
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void aPakeLoginWithoutTheClientsShareClosesTheConnection() {
+        Exchange x = new Exchange(new ServerLoginHarness().connection());
+        PakeClient client = PakeClient.start(TOKEN);
+        x.hello(client, "");
+        String clientNonce = LoginProof.newNonce();
+        PakeKeys keys = client.finish(x.challenge.salt(), x.challenge.serverShare()).keys("", x.serverNonce, clientNonce, OWN);
+        Login login = new Login("t", "host", "run", 0, clientNonce, keys.clientProof(), true, 1, 262_144, "",
+                OWN.fingerprint(), List.of("options", "proxies.live", Capabilities.PAKE_LOGIN), Options.EMPTY);
+        ServerLoginHarness.send(x.ch, ServerLoginHarness.encode(login));
+
+        assertThat(ServerLoginHarness.received(x.ch, false)).noneMatch(m -> m instanceof LoginResult r && r.ok());
+        assertThat(x.ch.isOpen()).isFalse();
+        x.ch.finishAndReleaseAll();
     }
 }

@@ -36,7 +36,7 @@ class VerifierCommandTest {
         assertThat(run("--token-file", file.toString())).isZero();
 
         String printed = out.toString(StandardCharsets.UTF_8).trim();
-        assertThat(printed).startsWith("srp6a-sha256-2048:");
+        assertThat(printed).startsWith("spake2plus-p256-sha256:");
         assertThat(TokenVerifier.parse(printed).matches("correct horse battery")).isTrue();
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("auth.tokenVerifier = \"" + printed + "\"");
         assertThat(out.toString(StandardCharsets.UTF_8) + err).doesNotContain("correct horse");

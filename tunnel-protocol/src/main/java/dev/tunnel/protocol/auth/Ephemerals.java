@@ -5,21 +5,22 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.bouncycastle.math.ec.ECPoint;
 
 /**
- * Private exponents with their powers of {@code g}, computed ahead on the {@link PakeWorker} so
- * that a login takes one without a modular exponentiation: the server's {@code b} with
- * {@code g^b} ({@code B = k·v + g^b} is then one multiplication), the client's {@code a} with
- * {@code A = g^a} (its hello then goes out as soon as TLS allows). At most {@code size} wait; each
- * is handed out once ({@link #poll} removes it). The caller refills ({@link #refill}) once the
- * login that took one is done, so the refill never competes for a core with that login's own
- * computations. Empty (at start, or after a burst of logins), {@link #poll} returns null and the
- * caller computes a fresh one ({@link Ephemeral#fresh}).
+ * Secret scalars with their multiples of the base point, computed ahead on the
+ * {@link PakeWorker} so that a login takes one ready: the server's {@code y} with {@code y·P}
+ * ({@code Y = y·P + w0·N} is then one point addition), the client's {@code x} with {@code x·P}
+ * ({@code X = x·P + w0·M} likewise). At most {@code size} wait; each is handed out once
+ * ({@link #poll} removes it). The caller refills ({@link #refill}) once the login that took one is
+ * done, so the refill never competes for a core with that login's own computations. Empty (at
+ * start, or after a burst of logins), {@link #take} computes a fresh one (a fixed-base
+ * multiplication, well under a millisecond).
  *
  * <p>Thread-safe: polled on event loops, refilled on a worker thread.
  */
 public final class Ephemerals {
-    /** The server's exponents kept ready: a burst of this many logins is answered at once. */
+    /** The server's scalars kept ready: a burst of this many logins is answered at once. */
     public static final int SERVER_SIZE = 8;
     /** The client's: one for the next login, one for a reconnect right behind it. */
     public static final int CLIENT_SIZE = 2;
@@ -27,27 +28,30 @@ public final class Ephemerals {
     private final ArrayBlockingQueue<Ephemeral> ready;
     private final AtomicBoolean refilling = new AtomicBoolean();
     private final Executor executor;
-    private final int bits;
 
-    Ephemerals(Executor executor, int bits, int size) {
+    Ephemerals(Executor executor, int size) {
         this.executor = executor;
-        this.bits = bits;
         this.ready = new ArrayBlockingQueue<>(size);
     }
 
-    /** One login's private exponent {@code e} and {@code g^e}. Secret: {@link #toString()} leaves them out. */
+    /** One login's secret scalar {@code e} and {@code e·P}. Secret: {@link #toString()} leaves them out. */
     public static final class Ephemeral {
-        final BigInteger exponent;
-        final BigInteger power;
+        final BigInteger scalar;
+        final ECPoint point;
 
-        private Ephemeral(BigInteger exponent) {
-            this.exponent = exponent;
-            this.power = PakeSuite.power(exponent);
+        private Ephemeral(BigInteger scalar) {
+            this.scalar = scalar;
+            this.point = PakeSuite.base(scalar);
         }
 
-        /** A new exponent of {@code bits} bits and its power (slow: one exponentiation). */
-        public static Ephemeral fresh(int bits) {
-            return new Ephemeral(PakeSuite.privateExponent(bits));
+        /** A new random scalar and its multiple of the base point. */
+        public static Ephemeral fresh() {
+            return new Ephemeral(PakeSuite.randomScalar());
+        }
+
+        /** A given scalar (RFC 9383's test vectors). */
+        static Ephemeral of(BigInteger scalar) {
+            return new Ephemeral(scalar);
         }
 
         @Override
@@ -56,23 +60,23 @@ public final class Ephemerals {
         }
     }
 
-    /** A precomputed exponent, never handed out before, or null when none is ready. */
+    /** A precomputed scalar, never handed out before, or null when none is ready. */
     public Ephemeral poll() {
         return ready.poll();
     }
 
-    /** {@link #poll}, or a fresh exponent computed here when none is ready (and a refill started). */
+    /** {@link #poll}, or a fresh scalar computed here when none is ready (and a refill started). */
     public Ephemeral take() {
         Ephemeral e = poll();
         if (e != null) {
             return e;
         }
         refill();
-        return Ephemeral.fresh(bits);
+        return Ephemeral.fresh();
     }
 
     /**
-     * Fills the pool in the background, one exponent per worker task so that logins' own
+     * Fills the pool in the background, one scalar per worker task so that logins' own
      * computations queued meanwhile do not wait behind a whole refill (a server or a client with
      * the PAKE login calls this at start, and after each login).
      */
@@ -87,7 +91,7 @@ public final class Ephemerals {
             executor.execute(() -> {
                 boolean more;
                 try {
-                    more = ready.offer(Ephemeral.fresh(bits)) && ready.remainingCapacity() > 0;
+                    more = ready.offer(Ephemeral.fresh()) && ready.remainingCapacity() > 0;
                 } catch (RuntimeException e) {
                     more = false;
                 }
@@ -105,10 +109,5 @@ public final class Ephemerals {
     /** How many wait, for tests. */
     int ready() {
         return ready.size();
-    }
-
-    /** The bits of each exponent, for tests. */
-    int bits() {
-        return bits;
     }
 }

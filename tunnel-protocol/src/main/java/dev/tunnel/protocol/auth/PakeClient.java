@@ -1,102 +1,134 @@
 package dev.tunnel.protocol.auth;
 
 import dev.tunnel.protocol.auth.Ephemerals.Ephemeral;
-import java.math.BigInteger;
-import java.util.Base64;
-import org.bouncycastle.crypto.agreement.srp.SRP6Util;
+import org.bouncycastle.math.ec.ECPoint;
 
 /**
- * The client's half of one SRP-6a login (RFC 5054, {@link PakeSuite}): {@link #start} takes
- * {@code a} with {@code A = g^a} (computed ahead, {@link Ephemerals}), sent before the client knows
- * its salt (SRP-6a allows either order); {@link #finish} takes the server's salt and {@code B}
- * and computes the premaster secret {@code S = (B - k·g^x)^(a + u·x)}: one exponentiation of
- * about 640 bits, plus a blinded {@code g^x} the first time this process meets the salt
- * ({@link KnownVerifiers}).
- *
- * <p>The formula is BouncyCastle's {@code SRP6Client}'s, written out because that class
- * recomputes and blinds {@code g^x} and blinds {@code a + u·x} to 2056 bits on every login, about
- * 3 ms each (docs/security.md says why a 640-bit {@code a} is safe unblinded;
- * {@code SrpVectorsTest} checks the formula against RFC 5054's vectors).
+ * The client's (the prover's) half of one SPAKE2+ login (RFC 9383, {@link PakeSuite}):
+ * {@link #start} takes a single-use {@code x} with {@code x·P} (computed ahead, {@link Ephemerals});
+ * {@link #early} computes {@code X = x·P + w0·M} for the hello when the client knows the salt this
+ * server gave last time ({@link KnownSalts}) and its secrets are in memory (one point addition);
+ * {@link #finish} takes the server's salt and {@code Y} and computes {@code X} (unless the early
+ * one was for that salt), {@code Z = x·(Y - w0·N)} and {@code V = w1·(Y - w0·N)}: two
+ * variable-base multiplications, plus the PBKDF2 of {@code w0}, {@code w1} the first time this
+ * process meets the salt ({@link ProverSecrets}). An early {@code X} for another salt is never
+ * followed by a second {@code X} from the same {@code x} (the two would differ by a known
+ * multiple of {@code M}, a test for token guesses): a fresh {@code x} is drawn.
  *
  * <p>Threading: {@link #start} and {@link #finish} may run on any thread, one after the other
  * (the instance is handed from one to the next through a future); the instance is used once.
  */
 public final class PakeClient {
-    private final byte[] password;
-    private final BigInteger a;
-    private final BigInteger clientPublicValue;
-    private final String clientPublic;
+    private final String token;
+    private Ephemeral x;
+    private String clientShare;
+    /** The salt of the early {@code X}, or null when the hello carried none. */
+    private String earlySalt;
+    private ECPoint earlyShare;
 
-    private PakeClient(String token, Ephemeral ephemeral) {
-        this.password = PakeSuite.password(token);
-        this.a = ephemeral.exponent;
-        this.clientPublicValue = ephemeral.power;
-        this.clientPublic = PakeSuite.encode(clientPublicValue);
+    private PakeClient(String token, Ephemeral x) {
+        this.token = token;
+        this.x = x;
     }
 
-    /**
-     * This login's secret exponent and {@code A} from {@code ephemeral}, which must never have
-     * been used and must have {@link PakeSuite#CLIENT_EXPONENT_BITS} bits (fast).
-     */
+    /** This login's secret scalar and {@code x·P} from {@code ephemeral}, which must never have been used. */
     public static PakeClient start(String token, Ephemeral ephemeral) {
-        if (ephemeral.exponent.bitLength() != PakeSuite.CLIENT_EXPONENT_BITS) {
-            throw new IllegalArgumentException("the client's exponent must have " + PakeSuite.CLIENT_EXPONENT_BITS + " bits");
-        }
         return new PakeClient(token, ephemeral);
     }
 
-    /** Picks this login's secret exponent and computes {@code A} (one exponentiation). */
+    /** Picks this login's secret scalar. */
     public static PakeClient start(String token) {
-        return new PakeClient(token, Ephemeral.fresh(PakeSuite.CLIENT_EXPONENT_BITS));
-    }
-
-    /** {@code A}, base64. */
-    public String clientPublic() {
-        return clientPublic;
+        return new PakeClient(token, Ephemeral.fresh());
     }
 
     /**
-     * The secret this login agreed with a server that sent {@code salt} and {@code serverPublic}
-     * (one exponentiation, two for a salt not met before).
+     * The secret this login agreed with a server that sent {@code salt} and {@code serverShare}
+     * ({@code Y}); then {@link #clientShare()} is {@code X}.
      *
-     * @throws IllegalArgumentException when the server's values are malformed or {@code B mod N = 0}
+     * @throws IllegalArgumentException when the server's values are malformed, off the curve, or
+     *                                  {@code Y - w0·N} is the identity
      */
-    public PakeSecret finish(String salt, String serverPublic) {
-        BigInteger x = x(salt);
-        String what = "the server's public value";
-        BigInteger b = PakeSuite.validated(PakeSuite.decode(serverPublic, what), what);
-        BigInteger n = PakeSuite.GROUP.getN();
-        BigInteger u = PakeSuite.scrambler(clientPublicValue, b);
-        BigInteger premaster = premaster(n, KnownVerifiers.multipliedVerifier(x), b, u, x, a);
-        return new PakeSecret(premaster, clientPublic, salt, serverPublic);
+    public PakeSecret finish(String salt, String serverShare) {
+        ProverSecrets w = ProverSecrets.of(token, salt);
+        ECPoint y = PakeSuite.decode(serverShare, "the server's share");
+        if (sentEarly(salt)) {
+            return finish(w, y, earlyShare);
+        }
+        if (earlySalt != null) {
+            x = Ephemeral.fresh(); // never two shares from one x
+        }
+        return finish(w, y, x.point.add(w.w0m).normalize());
     }
 
     /**
-     * Whether {@link #finish} for {@code salt} costs one exponentiation of 640 bits only (this
-     * process met the salt before), short enough for an event loop, as a TLS handshake's own
-     * computations are.
+     * {@code X} for the hello to {@code server} (its address) as {@code user}: {@link #early(String)}
+     * with the salt that server gave last time ({@link KnownSalts}); then {@link #earlySalt()}.
+     */
+    public String early(String server, String user) {
+        return early(KnownSalts.get(server, user, token));
+    }
+
+    /** The salt the early {@code X} is for, "" when there is none. */
+    public String earlySalt() {
+        return earlySalt == null ? "" : earlySalt;
+    }
+
+    /** Remembers the salt {@code server} gave {@code user}, for the next login's early {@code X}. */
+    public void remember(String server, String user, String salt) {
+        KnownSalts.put(server, user, token, salt);
+    }
+
+    /**
+     * {@code X} for the hello when {@code salt} is the one this server gave last time and its
+     * secrets are in memory (a point addition), else "" (the share then follows the challenge).
+     */
+    public String early(String salt) {
+        if (salt == null || !ProverSecrets.known(token, salt)) {
+            return "";
+        }
+        earlySalt = salt;
+        earlyShare = x.point.add(ProverSecrets.of(token, salt).w0m).normalize();
+        return PakeSuite.encode(earlyShare);
+    }
+
+    /**
+     * Whether the hello carried the {@code X} this login uses with {@code salt}: then the server
+     * took it, and no {@code PAKE_SHARE} follows.
+     */
+    public boolean sentEarly(String salt) {
+        return earlySalt != null && earlySalt.equals(salt);
+    }
+
+    PakeSecret finish(ProverSecrets w, ECPoint y) {
+        return finish(w, y, x.point.add(w.w0m).normalize());
+    }
+
+    private PakeSecret finish(ProverSecrets w, ECPoint y, ECPoint shareP) {
+        ECPoint t = PakeSuite.nonIdentity(y.subtract(w.w0n), "the server's share less w0·N");
+        ECPoint z = t.multiply(x.scalar);
+        ECPoint v = t.multiply(w.w1);
+        clientShare = PakeSuite.encode(shareP);
+        return new PakeSecret(shareP, y, PakeSuite.nonIdentity(z, "Z"), PakeSuite.nonIdentity(v, "V"), w.w0Bytes);
+    }
+
+    /** {@code X}, base64, once {@link #finish} ran. */
+    public String clientShare() {
+        if (clientShare == null) {
+            throw new IllegalStateException("X is computed by finish");
+        }
+        return clientShare;
+    }
+
+    /**
+     * Whether {@link #finish} for {@code salt} costs two multiplications only (this process met
+     * the salt before), short enough for an event loop, as a TLS handshake's own computations are.
      */
     public boolean finishesQuickly(String salt) {
-        try {
-            return KnownVerifiers.knows(x(salt));
-        } catch (IllegalArgumentException e) {
-            return true; // finish fails at once
-        }
+        return ProverSecrets.known(token, salt);
     }
 
-    private BigInteger x(String salt) {
-        byte[] saltBytes;
-        try {
-            saltBytes = Base64.getDecoder().decode(salt);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("the server's salt is not base64");
-        }
-        return SRP6Util.calculateX(PakeSuite.digest(), PakeSuite.GROUP.getN(), saltBytes, PakeSuite.IDENTITY, password);
-    }
-
-    /** {@code S = (B - k·g^x)^(a + u·x) mod N}, as BouncyCastle's {@code SRP6Client.calculateS}, unblinded. */
-    static BigInteger premaster(BigInteger n, BigInteger kgx, BigInteger serverPublic, BigInteger u, BigInteger x,
-                                BigInteger a) {
-        return serverPublic.subtract(kgx).mod(n).modPow(u.multiply(x).add(a), n);
+    @Override
+    public String toString() {
+        return "PakeClient[hidden]";
     }
 }

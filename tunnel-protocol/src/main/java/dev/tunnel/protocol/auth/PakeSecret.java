@@ -1,54 +1,60 @@
 package dev.tunnel.protocol.auth;
 
-import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
-import org.bouncycastle.crypto.Digest;
-import org.bouncycastle.util.BigIntegers;
+import org.bouncycastle.math.ec.ECPoint;
 
 /**
- * What one PAKE login agreed: {@code K = SHA-256(PAD(S))} from the SRP-6a premaster secret
- * {@code S}, and the public values it was agreed over. Both sides turn it into the same
- * {@link PakeKeys} once they know the rest of the transcript. Holds a secret: never logged.
+ * What one PAKE login agreed before the transcript is complete: the two shares
+ * ({@code shareP = X}, {@code shareV = Y}), {@code Z}, {@code V} and {@code w0} (RFC 9383). Both
+ * sides turn it into the same {@link PakeKeys} once they know the rest of the transcript (the
+ * user and the nonces, which travel in the {@code LOGIN} itself). Holds a secret: never logged.
  * Immutable and thread-safe.
  */
 public final class PakeSecret {
-    private static final byte[] CLIENT_LABEL = label("client");
-    private static final byte[] SERVER_LABEL = label("server");
-    private static final byte[] SESSION_LABEL = label("session");
+    private static final byte[] CONTEXT_LABEL = "tunnel SPAKE2+ login v1".getBytes(StandardCharsets.US_ASCII);
 
-    private final byte[] key;
-    private final String clientPublic;
-    private final String salt;
-    private final String serverPublic;
+    private final byte[] shareP;
+    private final byte[] shareV;
+    private final byte[] z;
+    private final byte[] v;
+    private final byte[] w0;
 
-    PakeSecret(BigInteger premaster, String clientPublic, String salt, String serverPublic) {
-        Digest digest = PakeSuite.digest();
-        byte[] padded = BigIntegers.asUnsignedByteArray(PakeSuite.LENGTH, premaster);
-        digest.update(padded, 0, padded.length);
-        this.key = new byte[digest.getDigestSize()];
-        digest.doFinal(key, 0);
-        this.clientPublic = clientPublic;
-        this.salt = salt;
-        this.serverPublic = serverPublic;
+    PakeSecret(ECPoint shareP, ECPoint shareV, ECPoint z, ECPoint v, byte[] w0) {
+        this.shareP = PakeSuite.encodePoint(shareP);
+        this.shareV = PakeSuite.encodePoint(shareV);
+        this.z = PakeSuite.encodePoint(z);
+        this.v = PakeSuite.encodePoint(v);
+        this.w0 = w0;
     }
 
     /**
-     * The proofs and the session key for this login:
-     * {@code HMAC-SHA256(K, label || user || sn || cn || A || salt || B || cb)} with the encoding
-     * of {@link LoginProof} (each field a u32 big-endian length and its bytes; the public values
-     * and the salt as their base64 text, the nonces as their hex text, {@code cb} the
-     * {@link ChannelBinding}'s 32 bytes or none).
+     * The proofs and the session key for this login: RFC 9383's key schedule over the
+     * transcript whose {@code Context} is a label, the server nonce, the client nonce and the
+     * {@link ChannelBinding}'s 32 bytes (none without TLS), whose {@code idProver} is the user and
+     * whose {@code idVerifier} is empty. The client's proof is {@code confirmP}, the server's
+     * {@code confirmV}, the session key {@code K_shared} (all hex).
      */
     public PakeKeys keys(String user, String serverNonce, String clientNonce, ChannelBinding binding) {
-        byte[][] fields = {TokenMac.utf8(user), TokenMac.utf8(serverNonce), TokenMac.utf8(clientNonce),
-            TokenMac.utf8(clientPublic), TokenMac.utf8(salt), TokenMac.utf8(serverPublic), binding.bytes()};
-        return new PakeKeys(TokenMac.hex(TokenMac.raw(key, CLIENT_LABEL, fields)),
-                TokenMac.hex(TokenMac.raw(key, SERVER_LABEL, fields)),
-                TokenMac.hex(TokenMac.raw(key, SESSION_LABEL, fields)));
+        KeySchedule s = schedule(user, serverNonce, clientNonce, binding);
+        return new PakeKeys(TokenMac.hex(s.confirmP()), TokenMac.hex(s.confirmV()), TokenMac.hex(s.shared()));
     }
 
-    private static byte[] label(String role) {
-        return ("tunnel-pake-v1 " + role).getBytes(StandardCharsets.US_ASCII);
+    KeySchedule schedule(String user, String serverNonce, String clientNonce, ChannelBinding binding) {
+        byte[] context = concat(CONTEXT_LABEL, TranscriptWriter.fields(TokenMac.utf8(serverNonce),
+                TokenMac.utf8(clientNonce), binding.bytes()));
+        return scheduleFor(context, TokenMac.utf8(user), new byte[0]);
+    }
+
+    /** The key schedule over this secret with any context and identities (RFC 9383's vectors use their own). */
+    KeySchedule scheduleFor(byte[] context, byte[] idProver, byte[] idVerifier) {
+        return KeySchedule.of(context, idProver, idVerifier, shareP, shareV, z, v, w0);
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] out = new byte[a.length + b.length];
+        System.arraycopy(a, 0, out, 0, a.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
     }
 
     @Override

@@ -2,79 +2,79 @@ package dev.tunnel.protocol.auth;
 
 import dev.tunnel.protocol.auth.Ephemerals.Ephemeral;
 import java.math.BigInteger;
-import java.util.Base64;
+import org.bouncycastle.math.ec.ECPoint;
 
 /**
- * The server's half of one SRP-6a login (RFC 5054, {@link PakeSuite}), holding only the account's
- * {@link TokenVerifier}: {@link #start} takes a single-use {@code b} with {@code g^b} (precomputed,
- * {@link Ephemerals}) and computes {@code B = k·v + g^b}, one multiplication; {@link #agree}
- * takes the client's {@code A} and computes {@code S = (A·v^u)^b}, two exponentiations of 256
- * bits (under a millisecond): run it off the event loop.
+ * The server's (the verifier's) half of one SPAKE2+ login (RFC 9383, {@link PakeSuite}), holding
+ * only the account's {@link TokenVerifier}: {@link #start} takes a single-use {@code y} with
+ * {@code y·P} (precomputed, {@link Ephemerals}) and computes {@code Y = y·P + w0·N}, one point
+ * addition; {@link #prepare} computes {@code V = y·L}, which needs nothing from the client, so the
+ * server can compute it while the client computes its own values; {@link #agree} takes the
+ * client's {@code X} and computes {@code Z = y·(X - w0·M)}, one multiplication.
  *
- * <p>The formulas are BouncyCastle's {@code SRP6Server}'s, written out because that class picks a
- * full-length {@code b} and blinds it to 2056 bits on each use, about 3 ms per exponentiation, and
- * cannot take a precomputed {@code g^b} (docs/security.md says why short unblinded exponents are
- * safe here; {@code SrpVectorsTest} checks both formulas against RFC 5054's vectors).
- *
- * <p>Threading: {@link #start} and {@link #agree} may run on any thread, one after the other
- * (handed on through a future); the instance is used once.
+ * <p>Threading: the methods may run on any thread, one after the other (handed on through a
+ * future or on one event loop); the instance is used once.
  */
 public final class PakeServer {
-    private final BigInteger verifier;
-    private final BigInteger b;
-    private final BigInteger serverPublicValue;
-    private final String salt;
-    private final String serverPublic;
+    private final TokenVerifier verifier;
+    private final BigInteger y;
+    private final ECPoint shareV;
+    private final String serverShare;
+    private ECPoint v;
 
     private PakeServer(TokenVerifier verifier, Ephemeral ephemeral) {
-        BigInteger n = PakeSuite.GROUP.getN();
-        this.verifier = verifier.verifier();
-        this.b = ephemeral.exponent;
-        this.serverPublicValue = serverPublic(n, PakeSuite.K, this.verifier, ephemeral.power);
-        this.salt = Base64.getEncoder().encodeToString(verifier.salt());
-        this.serverPublic = PakeSuite.encode(serverPublicValue);
+        this.verifier = verifier;
+        this.y = ephemeral.scalar;
+        this.shareV = ephemeral.point.add(verifier.w0n()).normalize();
+        this.serverShare = PakeSuite.encode(shareV);
     }
 
-    /** This login's {@code B} for {@code verifier} from {@code ephemeral}, which must never have been used (fast). */
+    /** This login's {@code Y} for {@code verifier} from {@code ephemeral}, which must never have been used. */
     public static PakeServer start(TokenVerifier verifier, Ephemeral ephemeral) {
         return new PakeServer(verifier, ephemeral);
     }
 
-    /** Picks this login's secret exponent and computes {@code B} for {@code verifier} (one exponentiation). */
+    /** Picks this login's secret scalar and computes {@code Y} for {@code verifier} (one fixed-base multiplication). */
     public static PakeServer start(TokenVerifier verifier) {
-        return new PakeServer(verifier, Ephemeral.fresh(PakeSuite.SERVER_EXPONENT_BITS));
+        return new PakeServer(verifier, Ephemeral.fresh());
     }
 
     /** The account's salt, base64. */
     public String salt() {
-        return salt;
+        return verifier.saltText();
     }
 
-    /** {@code B}, base64. */
-    public String serverPublic() {
-        return serverPublic;
+    /** {@code Y}, base64. */
+    public String serverShare() {
+        return serverShare;
+    }
+
+    /** Computes {@code V = y·L} ahead of {@link #agree} (one multiplication); idempotent. */
+    public void prepare() {
+        if (v == null) {
+            v = PakeSuite.nonIdentity(verifier.l().multiply(y), "V");
+        }
     }
 
     /**
-     * The secret agreed with a client that sent {@code clientPublic} (two short exponentiations).
+     * The secret agreed with a client that sent {@code clientShare} ({@code X}).
      *
-     * @throws IllegalArgumentException when {@code A} is malformed or {@code A mod N = 0}
+     * @throws IllegalArgumentException when {@code X} is malformed, off the curve, or
+     *                                  {@code X - w0·M} is the identity
      */
-    public PakeSecret agree(String clientPublic) {
-        String what = "the client's public value";
-        BigInteger a = PakeSuite.validated(PakeSuite.decode(clientPublic, what), what);
-        BigInteger n = PakeSuite.GROUP.getN();
-        BigInteger u = PakeSuite.scrambler(a, serverPublicValue);
-        return new PakeSecret(premaster(n, verifier, u, a, b), clientPublic, salt, serverPublic);
+    public PakeSecret agree(String clientShare) {
+        return agree(PakeSuite.decode(clientShare, "the client's share"));
     }
 
-    /** {@code B = (k·v + g^b) mod N}, as BouncyCastle's {@code SRP6Server.generateServerCredentials}. */
-    static BigInteger serverPublic(BigInteger n, BigInteger k, BigInteger verifier, BigInteger gb) {
-        return k.multiply(verifier).add(gb).mod(n);
+    PakeSecret agree(ECPoint shareP) {
+        ECPoint t = PakeSuite.nonIdentity(shareP.subtract(verifier.w0m()), "the client's share less w0·M");
+        ECPoint z = PakeSuite.nonIdentity(t.multiply(y), "Z");
+        prepare();
+        return new PakeSecret(shareP, shareV, z, v, PakeSuite.scalarBytes(verifier.w0()));
     }
 
-    /** {@code S = (A·v^u)^b mod N}, as BouncyCastle's {@code SRP6Server.calculateS}, unblinded. */
-    static BigInteger premaster(BigInteger n, BigInteger verifier, BigInteger u, BigInteger clientPublic, BigInteger b) {
-        return verifier.modPow(u, n).multiply(clientPublic).mod(n).modPow(b, n);
+    @Override
+    public String toString() {
+        return "PakeServer[hidden]";
     }
 }

@@ -4,109 +4,123 @@ import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.Base64;
-import org.bouncycastle.crypto.Digest;
-import org.bouncycastle.crypto.CryptoException;
-import org.bouncycastle.crypto.agreement.srp.SRP6StandardGroups;
-import org.bouncycastle.crypto.agreement.srp.SRP6Util;
+import java.util.HexFormat;
+import org.bouncycastle.asn1.x9.X9ECParameters;
 import org.bouncycastle.crypto.digests.SHA256Digest;
-import org.bouncycastle.crypto.params.SRP6GroupParameters;
+import org.bouncycastle.crypto.ec.CustomNamedCurves;
+import org.bouncycastle.crypto.generators.PKCS5S2ParametersGenerator;
+import org.bouncycastle.crypto.params.KeyParameter;
+import org.bouncycastle.math.ec.ECCurve;
+import org.bouncycastle.math.ec.ECPoint;
+import org.bouncycastle.math.ec.FixedPointCombMultiplier;
 import org.bouncycastle.util.BigIntegers;
 
 /**
- * The one SRP-6a suite the PAKE login uses: the RFC 5054 2048-bit group with SHA-256, an empty
- * SRP identity (the user is bound by the key-confirmation MACs instead, so one verifier serves the
- * shared token whatever user name a client sends) and the token's UTF-8 bytes as the password.
- * Public values travel as base64 of their big-endian bytes. The group, {@code k}, {@code x},
- * {@code u}, the range checks of public values and the verifier are BouncyCastle's
- * ({@code org.bouncycastle.crypto.agreement.srp}); {@link PakeClient} and {@link PakeServer} put
- * together the two formulas of RFC 5054 themselves ({@code B = k·v + g^b} and the two ways to
- * {@code S}), with {@link BigInteger#modPow} and private exponents shorter than
- * BouncyCastle's (docs/security.md, "Cost" under "PAKE login", says why that is safe and why
- * BouncyCastle's own classes could not be used for it). Stateless and thread-safe.
+ * The one SPAKE2+ suite the PAKE login uses (RFC 9383, {@code P256-SHA256-HKDF-SHA256-HMAC-SHA256}):
+ * the group P-256 with RFC 9383's points {@code M} and {@code N}, and {@code w0}, {@code w1}
+ * derived from the token by PBKDF2-HMAC-SHA256 with the account's salt ({@link #secrets}). The
+ * point arithmetic is BouncyCastle's ({@code CustomNamedCurves} secp256r1, whose decoding checks
+ * that a point lies on the curve); {@link PakeClient} and {@link PakeServer} only put RFC 9383's
+ * formulas together. Points travel as base64 of their uncompressed SEC1 encoding, scalars as
+ * base64 of 32 big-endian bytes. Stateless and thread-safe.
  */
 final class PakeSuite {
-    /** The verifier string's prefix: names the group and the hash, so another suite can come later. */
-    static final String NAME = "srp6a-sha256-2048";
-    static final SRP6GroupParameters GROUP = SRP6StandardGroups.rfc5054_2048;
-    static final byte[] IDENTITY = new byte[0];
+    /** The verifier string's prefix: names the group, the hash and the KDF, so another suite can come later. */
+    static final String NAME = "spake2plus-p256-sha256";
+    static final X9ECParameters CURVE = CustomNamedCurves.getByName("secp256r1");
+    static final ECPoint G = CURVE.getG();
+    /** The group's order (the cofactor is 1). */
+    static final BigInteger ORDER = CURVE.getN();
+    /** RFC 9383, section 4: M and N for P-256 (compressed SEC1). */
+    static final ECPoint M = point("02886e2f97ace46e55ba9dd7242579f2993b64e16ef3dcab95afd497333d8fa12f");
+    static final ECPoint N = point("03d8bbd6c639c62937b04d997f38c3770719c629d7014d49a24b4f98baa1292b49");
     static final SecureRandom RANDOM = new SecureRandom();
-    /** Bytes of a public value or S, padded (PAD() in RFC 5054). */
-    static final int LENGTH = (GROUP.getN().bitLength() + 7) / 8;
-    /** {@code k = H(N | PAD(g))}. */
-    static final BigInteger K = SRP6Util.calculateK(digest(), GROUP.getN(), GROUP.getG());
     /**
-     * Bits of the server's private {@code b}: twice the group's ~112-bit strength rounded up to
-     * 256 (RFC 5054 asks for at least 256), so a discrete logarithm known to be that short still
-     * costs 2^128 (Pollard's kangaroo); the group's order is the large prime (N-1)/2 (a safe prime),
-     * so a short exponent gives nothing else away.
+     * PBKDF2 iterations for {@code w0s || w1s}: a guess against a stolen verifier costs this
+     * many HMAC-SHA256 (a few ms); the client pays it once per account and process
+     * ({@link ProverSecrets}), the server once per account at start.
      */
-    static final int SERVER_EXPONENT_BITS = 256;
-    /**
-     * Bits of the client's private {@code a}: 128 more than {@code u·x} (256 + 256 bits), so the
-     * exponent {@code a + u·x} of the client's {@code S} is uniform within 2^-128 whatever the token:
-     * its length and bit pattern, which the time of {@code modPow} depends on, say nothing about x.
-     */
-    static final int CLIENT_EXPONENT_BITS = 640;
+    static final int KDF_ITERATIONS = 10_000;
+    /** Bytes of each of w0s and w1s: 32 + 8, so their reduction mod the order is uniform within 2^-64 (RFC 9383, 3.2). */
+    private static final int STRETCHED_BYTES = 40;
+    private static final FixedPointCombMultiplier BASE = new FixedPointCombMultiplier();
 
     private PakeSuite() {
     }
 
-    /** A random private exponent of exactly {@code bits} bits. */
-    static BigInteger privateExponent(int bits) {
-        return new BigInteger(bits, RANDOM).setBit(bits - 1);
+    /** {@code w0} and {@code w1} of {@code token} under {@code salt}: RFC 9383's PBKDF over an empty prover and verifier identity. */
+    static BigInteger[] secrets(String token, byte[] salt) {
+        byte[] password = token.getBytes(StandardCharsets.UTF_8);
+        byte[] input = TranscriptWriter.fields(password, new byte[0], new byte[0]);
+        PKCS5S2ParametersGenerator kdf = new PKCS5S2ParametersGenerator(new SHA256Digest());
+        kdf.init(input, salt, KDF_ITERATIONS);
+        byte[] out = ((KeyParameter) kdf.generateDerivedParameters(2 * STRETCHED_BYTES * 8)).getKey();
+        BigInteger w0 = new BigInteger(1, java.util.Arrays.copyOfRange(out, 0, STRETCHED_BYTES)).mod(ORDER);
+        BigInteger w1 = new BigInteger(1, java.util.Arrays.copyOfRange(out, STRETCHED_BYTES, out.length)).mod(ORDER);
+        return new BigInteger[] {w0, w1};
     }
 
-    /** {@code g^e mod N}. */
-    static BigInteger power(BigInteger e) {
-        return GROUP.getG().modPow(e, GROUP.getN());
+    /** A uniformly random scalar in [1, order - 1]. */
+    static BigInteger randomScalar() {
+        return BigIntegers.createRandomInRange(BigInteger.ONE, ORDER.subtract(BigInteger.ONE), RANDOM);
     }
 
-    /** {@code u = H(PAD(A) | PAD(B))}. */
-    static BigInteger scrambler(BigInteger clientPublic, BigInteger serverPublic) {
-        return SRP6Util.calculateU(digest(), GROUP.getN(), clientPublic, serverPublic);
+    /** {@code k·G}, normalized. */
+    static ECPoint base(BigInteger k) {
+        return BASE.multiply(G, k).normalize();
+    }
+
+    static ECCurve curve() {
+        return CURVE.getCurve();
+    }
+
+    static byte[] encodePoint(ECPoint p) {
+        return p.getEncoded(false);
+    }
+
+    static String encode(ECPoint p) {
+        return Base64.getEncoder().encodeToString(encodePoint(p));
+    }
+
+    static byte[] scalarBytes(BigInteger k) {
+        return BigIntegers.asUnsignedByteArray(32, k);
     }
 
     /**
-     * {@code value}, checked by BouncyCastle to be non-zero mod N.
+     * A point as sent: base64 of its uncompressed encoding, on the curve (BouncyCastle checks) and
+     * not the identity.
      *
      * @throws IllegalArgumentException naming {@code what}
      */
-    static BigInteger validated(BigInteger value, String what) {
-        try {
-            return SRP6Util.validatePublicValue(GROUP.getN(), value);
-        } catch (CryptoException e) {
-            throw new IllegalArgumentException(what + " is invalid: " + e.getMessage());
-        }
-    }
-
-    static Digest digest() {
-        return new SHA256Digest();
-    }
-
-    static byte[] password(String token) {
-        return token.getBytes(StandardCharsets.UTF_8);
-    }
-
-    static String encode(BigInteger value) {
-        return Base64.getEncoder().encodeToString(BigIntegers.asUnsignedByteArray(LENGTH, value));
-    }
-
-    /**
-     * A public value as sent: base64 of at most {@link #LENGTH} bytes. Its range is checked by
-     * BouncyCastle when it is used.
-     *
-     * @throws IllegalArgumentException naming {@code what}
-     */
-    static BigInteger decode(String text, String what) {
+    static ECPoint decode(String text, String what) {
         byte[] bytes;
         try {
             bytes = Base64.getDecoder().decode(text);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(what + " is not base64");
         }
-        if (bytes.length == 0 || bytes.length > LENGTH) {
-            throw new IllegalArgumentException(what + " has " + bytes.length + " bytes (expected: 1-" + LENGTH + ")");
+        if (bytes.length != 65 || bytes[0] != 4) {
+            throw new IllegalArgumentException(what + " is not an uncompressed P-256 point (" + bytes.length + " bytes)");
         }
-        return new BigInteger(1, bytes);
+        ECPoint p;
+        try {
+            p = curve().decodePoint(bytes);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(what + " is not on P-256");
+        }
+        return nonIdentity(p, what);
+    }
+
+    /** {@code p}, normalized, unless it is the identity. */
+    static ECPoint nonIdentity(ECPoint p, String what) {
+        ECPoint n = p.normalize();
+        if (n.isInfinity()) {
+            throw new IllegalArgumentException(what + " is the identity");
+        }
+        return n;
+    }
+
+    private static ECPoint point(String hex) {
+        return CURVE.getCurve().decodePoint(HexFormat.of().parseHex(hex)).normalize();
     }
 }

@@ -12,8 +12,8 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Where the PAKE login's modular exponentiations run (a few ms each, too long for an event loop
- * that carries other sessions' bytes): at most {@link #THREADS} daemon threads, and at most
+ * Where the PAKE login's slow parts run (too long for an event loop that carries other sessions'
+ * bytes): the client's PBKDF2 for an account it has not met, and the refills of {@link Ephemerals}: at most {@link #THREADS} daemon threads, and at most
  * {@link #MAX_QUEUED} computations waiting, so a flood of logins costs bounded memory and CPU; one
  * beyond is refused at once ({@link RejectedExecutionException} in the future). The answer comes
  * back on the event loop that asked.
@@ -34,8 +34,8 @@ public final class PakeWorker {
 
     private PakeWorker(Executor executor) {
         this.executor = executor;
-        this.serverEphemerals = new Ephemerals(executor, PakeSuite.SERVER_EXPONENT_BITS, Ephemerals.SERVER_SIZE);
-        this.clientEphemerals = new Ephemerals(executor, PakeSuite.CLIENT_EXPONENT_BITS, Ephemerals.CLIENT_SIZE);
+        this.serverEphemerals = new Ephemerals(executor, Ephemerals.SERVER_SIZE);
+        this.clientEphemerals = new Ephemerals(executor, Ephemerals.CLIENT_SIZE);
     }
 
     private static ThreadPoolExecutor pool() {
@@ -57,12 +57,12 @@ public final class PakeWorker {
         return new PakeWorker(Runnable::run);
     }
 
-    /** The server's precomputed private exponents {@code b}, refilled on this worker (empty until the first refill). */
+    /** The server's precomputed scalars {@code y}, refilled on this worker (empty until the first refill). */
     public Ephemerals serverEphemerals() {
         return serverEphemerals;
     }
 
-    /** The client's precomputed private exponents {@code a}, refilled on this worker (empty until the first refill). */
+    /** The client's precomputed scalars {@code x}, refilled on this worker (empty until the first refill). */
     public Ephemerals clientEphemerals() {
         return clientEphemerals;
     }

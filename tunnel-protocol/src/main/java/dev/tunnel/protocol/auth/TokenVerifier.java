@@ -3,29 +3,38 @@ package dev.tunnel.protocol.auth;
 import java.math.BigInteger;
 import java.util.Arrays;
 import java.util.Base64;
-import org.bouncycastle.crypto.agreement.srp.SRP6VerifierGenerator;
+import org.bouncycastle.math.ec.ECPoint;
 
 /**
- * What a server may hold instead of a token ({@code auth.tokenVerifier}): an SRP-6a salt and
- * verifier ({@code v = g^x}, {@code x = H(salt | H(":" | token))}, {@link PakeSuite}), written
- * {@code srp6a-sha256-2048:<salt base64>:<verifier base64>}. It lets the server run the PAKE login
- * but not log in itself: a client must know the token. It is not a secret in the sense a token is,
- * yet whoever holds it can test token guesses offline (as against any password hash), so it is
- * never logged and {@link #toString()} leaves it out. Immutable.
+ * What a server may hold instead of a token ({@code auth.tokenVerifier}): a salt, {@code w0} and
+ * {@code L = w1·P} of RFC 9383's SPAKE2+ ({@code w0}, {@code w1} from the token by PBKDF2 with the
+ * salt, {@link PakeSuite#secrets}), written
+ * {@code spake2plus-p256-sha256:<salt base64>:<w0 base64>:<L base64>}. It lets the server run the
+ * PAKE login but not log in itself: a client must prove {@code w1}, which the verifier holds only
+ * as {@code L}. It is not a secret in the sense a token is, yet whoever holds it can test token
+ * guesses offline (one PBKDF2 each, as against any password hash), so it is never logged and
+ * {@link #toString()} leaves it out. Also holds {@code w0·M} and {@code w0·N}, computed once, so a
+ * login costs the server no multiplication for them. Immutable.
  */
 public final class TokenVerifier {
     /** Salt length in bytes for {@link #create}. */
     public static final int SALT_BYTES = 32;
 
     private final byte[] salt;
-    private final BigInteger verifier;
+    private final BigInteger w0;
+    private final ECPoint l;
+    private final ECPoint w0m;
+    private final ECPoint w0n;
 
-    private TokenVerifier(byte[] salt, BigInteger verifier) {
+    private TokenVerifier(byte[] salt, BigInteger w0, ECPoint l) {
         this.salt = salt;
-        this.verifier = verifier;
+        this.w0 = w0;
+        this.l = l;
+        this.w0m = PakeSuite.M.multiply(w0).normalize();
+        this.w0n = PakeSuite.N.multiply(w0).normalize();
     }
 
-    /** A verifier of {@code token} with a fresh random salt: one modular exponentiation, a few ms. */
+    /** A verifier of {@code token} with a fresh random salt (one PBKDF2, a few ms). */
     public static TokenVerifier create(String token) {
         byte[] salt = new byte[SALT_BYTES];
         PakeSuite.RANDOM.nextBytes(salt);
@@ -34,10 +43,15 @@ public final class TokenVerifier {
 
     /** The verifier of {@code token} with {@code salt}. */
     public static TokenVerifier derive(String token, byte[] salt) {
-        SRP6VerifierGenerator generator = new SRP6VerifierGenerator();
-        generator.init(PakeSuite.GROUP, PakeSuite.digest());
-        return new TokenVerifier(salt.clone(),
-                generator.generateVerifier(salt, PakeSuite.IDENTITY, PakeSuite.password(token)));
+        BigInteger[] w = PakeSuite.secrets(token, salt);
+        return new TokenVerifier(salt.clone(), w[0], PakeSuite.base(w[1]));
+    }
+
+    /** A verifier that no token matches (random {@code w0} and {@code w1}), for decoy answers. */
+    public static TokenVerifier unmatchable() {
+        byte[] salt = new byte[SALT_BYTES];
+        PakeSuite.RANDOM.nextBytes(salt);
+        return new TokenVerifier(salt, PakeSuite.randomScalar(), PakeSuite.base(PakeSuite.randomScalar()));
     }
 
     /**
@@ -47,16 +61,18 @@ public final class TokenVerifier {
      */
     public static TokenVerifier parse(String text) {
         String[] parts = text.trim().split(":", -1);
-        String expected = " (expected: " + PakeSuite.NAME + ":<salt base64>:<verifier base64>, as printed by"
+        String expected = " (expected: " + PakeSuite.NAME + ":<salt base64>:<w0 base64>:<L base64>, as printed by"
                 + " 'java -jar tunnel-server.jar verifier --token-file FILE')";
-        if (parts.length != 3 || !parts[0].equals(PakeSuite.NAME)) {
+        if (parts.length != 4 || !parts[0].equals(PakeSuite.NAME)) {
             throw new IllegalArgumentException("not a token verifier" + expected);
         }
         byte[] salt;
-        BigInteger verifier;
+        byte[] w0;
+        ECPoint l;
         try {
-            salt = Base64.getDecoder().decode(parts[1]);
-            verifier = PakeSuite.decode(parts[2], "the verifier");
+            salt = base64(parts[1], "the salt");
+            w0 = base64(parts[2], "w0");
+            l = PakeSuite.decode(parts[3], "L");
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("malformed token verifier: " + e.getMessage() + expected);
         }
@@ -64,11 +80,19 @@ public final class TokenVerifier {
             throw new IllegalArgumentException("malformed token verifier: a salt of " + salt.length
                     + " bytes (expected: 16-64)" + expected);
         }
-        BigInteger n = PakeSuite.GROUP.getN();
-        if (verifier.signum() <= 0 || verifier.compareTo(n) >= 0) {
-            throw new IllegalArgumentException("malformed token verifier: the verifier is out of range" + expected);
+        BigInteger w0Value = new BigInteger(1, w0);
+        if (w0.length != 32 || w0Value.compareTo(PakeSuite.ORDER) >= 0) {
+            throw new IllegalArgumentException("malformed token verifier: w0 is out of range" + expected);
         }
-        return new TokenVerifier(salt, verifier);
+        return new TokenVerifier(salt, w0Value, l);
+    }
+
+    private static byte[] base64(String text, String what) {
+        try {
+            return Base64.getDecoder().decode(text);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(what + " is not base64");
+        }
     }
 
     /**
@@ -76,36 +100,51 @@ public final class TokenVerifier {
      * for a user it does not have with one, so that the answer looks like any other.
      */
     public TokenVerifier decoy(byte[] otherSalt) {
-        return new TokenVerifier(otherSalt.clone(), verifier);
+        return new TokenVerifier(otherSalt.clone(), w0, l);
     }
 
-    /** {@code srp6a-sha256-2048:<salt base64>:<verifier base64>}. */
+    /** {@code spake2plus-p256-sha256:<salt base64>:<w0 base64>:<L base64>}. */
     public String format() {
         Base64.Encoder b64 = Base64.getEncoder();
-        return PakeSuite.NAME + ":" + b64.encodeToString(salt) + ":" + PakeSuite.encode(verifier);
+        return PakeSuite.NAME + ":" + b64.encodeToString(salt) + ":" + b64.encodeToString(PakeSuite.scalarBytes(w0))
+                + ":" + PakeSuite.encode(l);
     }
 
-    byte[] salt() {
-        return salt.clone();
+    /** The salt, base64, as the PAKE challenge carries it. */
+    String saltText() {
+        return Base64.getEncoder().encodeToString(salt);
     }
 
-    BigInteger verifier() {
-        return verifier;
+    BigInteger w0() {
+        return w0;
+    }
+
+    ECPoint l() {
+        return l;
+    }
+
+    ECPoint w0m() {
+        return w0m;
+    }
+
+    ECPoint w0n() {
+        return w0n;
     }
 
     /** Whether {@code token} is the token this verifier was made from (a test; the login never needs it). */
     public boolean matches(String token) {
-        return derive(token, salt).verifier.equals(verifier);
+        return derive(token, salt).equals(this);
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof TokenVerifier other && Arrays.equals(salt, other.salt) && verifier.equals(other.verifier);
+        return o instanceof TokenVerifier other && Arrays.equals(salt, other.salt) && w0.equals(other.w0)
+                && l.equals(other.l);
     }
 
     @Override
     public int hashCode() {
-        return verifier.hashCode();
+        return w0.hashCode();
     }
 
     @Override

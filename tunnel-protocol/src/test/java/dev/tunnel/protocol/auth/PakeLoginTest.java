@@ -3,8 +3,8 @@ package dev.tunnel.protocol.auth;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.math.BigInteger;
 import java.util.Base64;
+import org.bouncycastle.math.ec.ECPoint;
 import org.junit.jupiter.api.Test;
 
 /** Both halves of the PAKE login run against each other (the crypto only; the messages are the handlers'). */
@@ -21,8 +21,8 @@ class PakeLoginTest {
         TokenVerifier verifier = TokenVerifier.create(TOKEN);
         PakeClient client = PakeClient.start(TOKEN);
         PakeServer server = PakeServer.start(verifier);
-        PakeKeys clientKeys = client.finish(server.salt(), server.serverPublic()).keys("alice", sn, cn, SERVER_CERT);
-        PakeKeys serverKeys = server.agree(client.clientPublic()).keys("alice", sn, cn, SERVER_CERT);
+        PakeKeys clientKeys = client.finish(server.salt(), server.serverShare()).keys("alice", sn, cn, SERVER_CERT);
+        PakeKeys serverKeys = server.agree(client.clientShare()).keys("alice", sn, cn, SERVER_CERT);
 
         assertThat(serverKeys.clientProven(clientKeys.clientProof())).isTrue();
         assertThat(clientKeys.serverProven(serverKeys.serverProof())).isTrue();
@@ -34,8 +34,8 @@ class PakeLoginTest {
     void aWrongTokenProvesNothingEitherWay() {
         PakeServer server = PakeServer.start(TokenVerifier.create(TOKEN));
         PakeClient client = PakeClient.start("correct hors");
-        PakeKeys clientKeys = client.finish(server.salt(), server.serverPublic()).keys("", sn, cn, SERVER_CERT);
-        PakeKeys serverKeys = server.agree(client.clientPublic()).keys("", sn, cn, SERVER_CERT);
+        PakeKeys clientKeys = client.finish(server.salt(), server.serverShare()).keys("", sn, cn, SERVER_CERT);
+        PakeKeys serverKeys = server.agree(client.clientShare()).keys("", sn, cn, SERVER_CERT);
 
         assertThat(serverKeys.clientProven(clientKeys.clientProof())).isFalse();
         assertThat(clientKeys.serverProven(serverKeys.serverProof())).isFalse();
@@ -45,8 +45,8 @@ class PakeLoginTest {
     void proofsAreBoundToUserNoncesAndCertificate() {
         PakeClient client = PakeClient.start(TOKEN);
         PakeServer server = PakeServer.start(TokenVerifier.create(TOKEN));
-        PakeSecret clientSecret = client.finish(server.salt(), server.serverPublic());
-        PakeSecret serverSecret = server.agree(client.clientPublic());
+        PakeSecret clientSecret = client.finish(server.salt(), server.serverShare());
+        PakeSecret serverSecret = server.agree(client.clientShare());
         String proof = clientSecret.keys("alice", sn, cn, OTHER_CERT).clientProof();
 
         assertThat(serverSecret.keys("alice", sn, cn, SERVER_CERT).clientProven(proof)).isFalse();
@@ -57,16 +57,61 @@ class PakeLoginTest {
     }
 
     @Test
-    void aPublicValueOfZeroModNIsRefused() {
-        PakeServer server = PakeServer.start(TokenVerifier.create(TOKEN));
-        String n = PakeSuite.encode(PakeSuite.GROUP.getN().subtract(BigInteger.ONE).add(BigInteger.ONE).mod(
-                PakeSuite.GROUP.getN()));
-        assertThatThrownBy(() -> server.agree(n)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> server.agree("not base64!")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> server.agree(Base64.getEncoder().encodeToString(new byte[PakeSuite.LENGTH + 1])))
-                .hasMessageContaining("expected: 1-256");
+    void sharesOffTheCurveOrCancellingW0AreRefused() {
+        TokenVerifier verifier = TokenVerifier.create(TOKEN);
+        PakeServer server = PakeServer.start(verifier);
+        byte[] offCurve = PakeSuite.encodePoint(PakeSuite.G);
+        offCurve[64] ^= 1;
+        String bad = Base64.getEncoder().encodeToString(offCurve);
+        assertThatThrownBy(() -> server.agree(bad)).hasMessageContaining("not on P-256");
+        assertThatThrownBy(() -> server.agree("not base64!")).hasMessageContaining("not base64");
+        assertThatThrownBy(() -> server.agree(Base64.getEncoder().encodeToString(new byte[33])))
+                .hasMessageContaining("not an uncompressed P-256 point");
+        // X = w0·M makes X - w0·M the identity, which would make Z independent of y: refused
+        assertThatThrownBy(() -> server.agree(PakeSuite.encode(verifier.w0m()))).hasMessageContaining("identity");
         PakeClient client = PakeClient.start(TOKEN);
-        assertThatThrownBy(() -> client.finish(server.salt(), n)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> client.finish(server.salt(), bad)).hasMessageContaining("not on P-256");
+        assertThatThrownBy(() -> client.finish(server.salt(), PakeSuite.encode(verifier.w0n())))
+                .hasMessageContaining("identity");
+        assertThatThrownBy(() -> client.finish("AAAA", server.serverShare())).hasMessageContaining("3 bytes");
+    }
+
+    @Test
+    void anEarlyShareForTheSaltTheServerGivesIsTheOneBothSidesUse() {
+        TokenVerifier verifier = TokenVerifier.create(TOKEN);
+        PakeClient warm = PakeClient.start(TOKEN);
+        warm.finish(verifier.saltText(), PakeServer.start(verifier).serverShare()); // w0, w1 now in memory
+
+        PakeClient client = PakeClient.start(TOKEN);
+        String early = client.early(verifier.saltText());
+        PakeServer server = PakeServer.start(verifier);
+        PakeKeys clientKeys = client.finish(server.salt(), server.serverShare()).keys("", sn, cn, SERVER_CERT);
+
+        assertThat(early).isNotEmpty();
+        assertThat(client.sentEarly(server.salt())).isTrue();
+        assertThat(client.clientShare()).isEqualTo(early);
+        assertThat(server.agree(early).keys("", sn, cn, SERVER_CERT).clientProven(clientKeys.clientProof())).isTrue();
+    }
+
+    @Test
+    void anEarlyShareForAnotherSaltIsNeverFollowedByAShareFromTheSameScalar() {
+        TokenVerifier old = TokenVerifier.create(TOKEN);
+        TokenVerifier now = TokenVerifier.create(TOKEN);
+        PakeClient.start(TOKEN).finish(old.saltText(), PakeServer.start(old).serverShare());
+
+        PakeClient client = PakeClient.start(TOKEN);
+        ECPoint earlyX = PakeSuite.decode(client.early(old.saltText()), "X");
+        PakeServer server = PakeServer.start(now);
+        PakeKeys clientKeys = client.finish(server.salt(), server.serverShare()).keys("", sn, cn, SERVER_CERT);
+        ECPoint lateX = PakeSuite.decode(client.clientShare(), "X");
+
+        assertThat(client.sentEarly(server.salt())).isFalse();
+        // with one x, X' - w0'·M = X - w0·M: a fake server could test token guesses with that equation
+        ECPoint earlyXP = earlyX.subtract(old.w0m()).normalize();
+        ECPoint lateXP = lateX.subtract(now.w0m()).normalize();
+        assertThat(lateXP).isNotEqualTo(earlyXP);
+        assertThat(server.agree(client.clientShare()).keys("", sn, cn, SERVER_CERT).clientProven(clientKeys.clientProof()))
+                .isTrue();
     }
 
     @Test
@@ -74,21 +119,31 @@ class PakeLoginTest {
         TokenVerifier verifier = TokenVerifier.create(TOKEN);
         String text = verifier.format();
 
-        assertThat(text).startsWith("srp6a-sha256-2048:");
+        assertThat(text).startsWith("spake2plus-p256-sha256:");
         assertThat(TokenVerifier.parse(text)).isEqualTo(verifier);
         assertThat(TokenVerifier.parse(text).matches(TOKEN)).isTrue();
         assertThat(TokenVerifier.parse(text).matches(TOKEN + "x")).isFalse();
-        assertThat(verifier.toString()).doesNotContain(text.split(":")[1]).doesNotContain(text.split(":")[2]);
+        assertThat(verifier.toString()).doesNotContain(text.split(":")[1]).doesNotContain(text.split(":")[2])
+                .doesNotContain(text.split(":")[3]);
         assertThat(TokenVerifier.create(TOKEN).format()).isNotEqualTo(text); // a fresh salt each time
     }
 
     @Test
     void aMalformedVerifierSaysWhatIsExpectedWithoutEchoingIt() {
         assertThatThrownBy(() -> TokenVerifier.parse("s3cret-looking"))
-                .hasMessageContaining("srp6a-sha256-2048:<salt base64>:<verifier base64>")
+                .hasMessageContaining("spake2plus-p256-sha256:<salt base64>:<w0 base64>:<L base64>")
                 .hasMessageNotContaining("s3cret");
-        assertThatThrownBy(() -> TokenVerifier.parse("srp6a-sha256-2048:AAAA:AAAA")).hasMessageContaining("salt of 3 bytes");
-        assertThatThrownBy(() -> TokenVerifier.parse("srp6a-sha256-2048:" + "A".repeat(24) + ":%%%"))
+        String w0 = Base64.getEncoder().encodeToString(new byte[32]);
+        String l = PakeSuite.encode(PakeSuite.G);
+        assertThatThrownBy(() -> TokenVerifier.parse("spake2plus-p256-sha256:AAAA:" + w0 + ":" + l))
+                .hasMessageContaining("salt of 3 bytes");
+        assertThatThrownBy(() -> TokenVerifier.parse("spake2plus-p256-sha256:" + "A".repeat(24) + ":%%%:" + l))
                 .hasMessageContaining("not base64");
+        assertThatThrownBy(() -> TokenVerifier.parse("spake2plus-p256-sha256:" + "A".repeat(24) + ":"
+                + Base64.getEncoder().encodeToString(PakeSuite.scalarBytes(PakeSuite.ORDER)) + ":" + l))
+                .hasMessageContaining("w0 is out of range");
+        // an SRP-6a verifier of the unreleased first PAKE login is refused with the expected format
+        assertThatThrownBy(() -> TokenVerifier.parse("srp6a-sha256-2048:AAAA:AAAA"))
+                .hasMessageContaining("not a token verifier (expected: spake2plus-p256-sha256:");
     }
 }

@@ -98,7 +98,7 @@ public class ServerConfig {
         /** Tunnel extension: seconds an IP address is refused after maxFailedLogins. */
         public int failedLoginBlockSeconds = 60;
         /**
-         * Tunnel extension: the shared token's SRP verifier instead of the token
+         * Tunnel extension: the shared token's SPAKE2+ verifier instead of the token
          * ({@code java -jar tunnel-server.jar verifier --token-file F}); only PAKE-capable clients
          * can log in to it. Null = unset.
          */
@@ -113,7 +113,7 @@ public class ServerConfig {
         public String token;
         /** File holding this user's token, instead of token. */
         public String tokenFile;
-        /** This user's token's SRP verifier, instead of token (only PAKE-capable clients can log in). */
+        /** This user's token's SPAKE2+ verifier, instead of token (only PAKE-capable clients can log in). */
         public String tokenVerifier;
         /** Ports this user may open; empty = the server's allowPorts. */
         public List<PortRange> allowPorts = new ArrayList<>();
