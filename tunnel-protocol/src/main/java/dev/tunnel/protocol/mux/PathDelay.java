@@ -19,12 +19,21 @@ final class PathDelay {
     static final int BASE_HISTORY = 10;
     static final long MINUTE_NANOS = 60_000_000_000L;
 
+    private final WindowGain gain;
     private final long[] minuteMinima = new long[BASE_HISTORY];
     private int minute;
     private long minuteStartNanos;
     private volatile long baseNanos;
     private volatile long latestNanos;
     private volatile int samples;
+
+    PathDelay() {
+        this(new WindowGain());
+    }
+
+    PathDelay(WindowGain gain) {
+        this.gain = gain;
+    }
 
     /** A ping sent at {@code nowNanos - rttNanos} came back now. */
     void onSample(long rttNanos, long nowNanos) {
@@ -48,6 +57,7 @@ final class PathDelay {
         baseNanos = base;
         latestNanos = rtt;
         samples++; // single writer
+        gain.onSample(queueDelayNanos(), base, nowNanos);
     }
 
     /** The path's round trip without a queue (the base delay), or 0 before the first sample. */
@@ -58,6 +68,11 @@ final class PathDelay {
     /** How far the latest sample is above the base delay: the queue standing in the path; 0 before any sample. */
     long queueDelayNanos() {
         return Math.max(0, latestNanos - baseNanos);
+    }
+
+    /** The session's window gain, which these samples steer. */
+    WindowGain gain() {
+        return gain;
     }
 
     /** Samples taken so far: a reader acts on each new one once. */

@@ -77,7 +77,7 @@ class ReceiveWindowTest {
             now = round(w, delay, now, 100 * MS, 100_000, 100 * MS);
         }
         // 1 MB/s x 100 ms = 100 KB; GAIN times that
-        assertThat(w.window()).isBetween(100_000, (int) (WindowControl.GAIN * 100_000) + 16 * 1024);
+        assertThat(w.window()).isBetween(100_000, (int) (WindowGain.START * 100_000) + 16 * 1024);
     }
 
     /** A window of 4 MiB for a stream that gets 10 MB/s on a 100 ms path: it shrinks to GAIN x rate x min RTT, 1.5 MB. */
@@ -90,7 +90,7 @@ class ReceiveWindowTest {
         for (int round = 0; round < 20; round++) {
             now = round(w, delay, now, 100 * MS, 1_000_000, 100 * MS);
         }
-        assertThat(w.window()).isBetween(1_000_000, (int) (WindowControl.GAIN * 1_000_000) + 1);
+        assertThat(w.window()).isBetween(1_000_000, (int) (WindowGain.START * 1_000_000) + 1);
     }
 
     /** A queue that is not this stream's and a trickle of a rate: the window stops at its floor. */

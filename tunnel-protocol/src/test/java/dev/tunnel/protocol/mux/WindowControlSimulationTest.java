@@ -36,7 +36,7 @@ class WindowControlSimulationTest {
         assertThat(r.throughput).as("throughput over the link's rate").isGreaterThanOrEqualTo(0.95);
         double bdp = (double) link.bytesPerSecond * rttMillis / 1000;
         assertThat(r.meanQueueBytes).as("standing queue, bytes, against (GAIN - 1) x BDP")
-                .isLessThanOrEqualTo((WindowControl.GAIN - 1) * bdp * 1.1);
+                .isLessThanOrEqualTo((WindowGain.START - 1) * bdp * 1.1);
         assertThat(r.maxQueueBytes).as("largest queue after convergence, bytes (of %d)", queueBytes)
                 .isLessThan(queueBytes);
     }
