@@ -5,7 +5,8 @@ package dev.tunnel.protocol.mux;
  * a queue), the latest sample, and so how much queue stands in the path now. A pong travels
  * behind the DATA the peer has already written, in its socket and in the network, so the latest
  * sample's excess over the base is the queue that a stream's bytes, and every other stream's,
- * wait in. {@link WindowControl} sizes windows from it.
+ * wait in. Each sample steers the session's {@link WindowGain}; {@link WindowControl} sizes
+ * windows from the base delay and that gain.
  *
  * <p>The base delay is the smallest sample of the last {@link #BASE_HISTORY} minutes (LEDBAT's
  * base delay history, RFC 6817): a route that got longer raises it within that time, instead of

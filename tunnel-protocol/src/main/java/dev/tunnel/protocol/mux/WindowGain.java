@@ -1,5 +1,7 @@
 package dev.tunnel.protocol.mux;
 
+import java.util.Arrays;
+
 /**
  * How far the windows of a session's streams reach beyond what their rates need over the path's
  * base delay ({@link WindowControl}: window = gain x rate x min RTT), adapted once per round so
@@ -68,7 +70,7 @@ final class WindowGain {
 
     WindowGain(long targetNanos) {
         this.targetNanos = targetNanos;
-        java.util.Arrays.fill(minima, Long.MAX_VALUE);
+        Arrays.fill(minima, Long.MAX_VALUE);
     }
 
     /** A ping saw {@code queueNanos} of queue on a path whose base delay is {@code minRttNanos}. */

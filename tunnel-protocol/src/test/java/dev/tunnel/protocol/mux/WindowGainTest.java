@@ -1,6 +1,7 @@
 package dev.tunnel.protocol.mux;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.data.Offset.offset;
 
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -36,13 +37,13 @@ class WindowGainTest {
         double before = gain.gain();
         long now = rounds(gain, 0, 1, TARGET + 20 * MS);
         double step = before - gain.gain();
-        assertThat(step).isCloseTo(WindowGain.DOWN_RESPONSE * 20.0 / 80, org.assertj.core.data.Offset.offset(0.01));
+        assertThat(step).isCloseTo(WindowGain.DOWN_RESPONSE * 20.0 / 80, offset(0.01));
         double second = gain.gain();
         rounds(gain, now, WindowGain.FILTER_ROUNDS, 2 * RTT); // once the 20 ms round has left the filter
         assertThat(second - gain.gain()).isLessThanOrEqualTo(WindowGain.FILTER_ROUNDS * WindowGain.MAX_STEP + 1e-9);
         double last = gain.gain();
         rounds(gain, now + WindowGain.FILTER_ROUNDS * RTT, 1, 2 * RTT);
-        assertThat(last - gain.gain()).isCloseTo(WindowGain.MAX_STEP, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(last - gain.gain()).isCloseTo(WindowGain.MAX_STEP, offset(1e-9));
     }
 
     @Test
