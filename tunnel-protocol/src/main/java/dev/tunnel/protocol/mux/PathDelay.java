@@ -5,7 +5,8 @@ package dev.tunnel.protocol.mux;
  * a queue), the latest sample, and so how much queue stands in the path now. A pong travels
  * behind the DATA the peer has already written, in its socket and in the network, so the latest
  * sample's excess over the base is the queue that a stream's bytes, and every other stream's,
- * wait in. {@link WindowControl} sizes windows from it.
+ * wait in. Each sample steers the session's {@link WindowGain}; {@link WindowControl} sizes
+ * windows from the base delay and that gain.
  *
  * <p>The base delay is the smallest sample of the last {@link #BASE_HISTORY} minutes (LEDBAT's
  * base delay history, RFC 6817): a route that got longer raises it within that time, instead of
@@ -19,12 +20,21 @@ final class PathDelay {
     static final int BASE_HISTORY = 10;
     static final long MINUTE_NANOS = 60_000_000_000L;
 
+    private final WindowGain gain;
     private final long[] minuteMinima = new long[BASE_HISTORY];
     private int minute;
     private long minuteStartNanos;
     private volatile long baseNanos;
     private volatile long latestNanos;
     private volatile int samples;
+
+    PathDelay() {
+        this(new WindowGain());
+    }
+
+    PathDelay(WindowGain gain) {
+        this.gain = gain;
+    }
 
     /** A ping sent at {@code nowNanos - rttNanos} came back now. */
     void onSample(long rttNanos, long nowNanos) {
@@ -48,6 +58,7 @@ final class PathDelay {
         baseNanos = base;
         latestNanos = rtt;
         samples++; // single writer
+        gain.onSample(queueDelayNanos(), base, nowNanos);
     }
 
     /** The path's round trip without a queue (the base delay), or 0 before the first sample. */
@@ -58,6 +69,11 @@ final class PathDelay {
     /** How far the latest sample is above the base delay: the queue standing in the path; 0 before any sample. */
     long queueDelayNanos() {
         return Math.max(0, latestNanos - baseNanos);
+    }
+
+    /** The session's window gain, which these samples steer. */
+    WindowGain gain() {
+        return gain;
     }
 
     /** Samples taken so far: a reader acts on each new one once. */

@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
 final class RttProbe {
     private static final Logger log = LoggerFactory.getLogger(MuxSession.class);
     static final long IDLE_PROBE_MILLIS = 1000;
-    static final long BUSY_PROBE_MILLIS = 50;
+    static final long BUSY_PROBE_MILLIS = 10;
     private static final long MAX_SAMPLE_NANOS = TimeUnit.MINUTES.toNanos(2);
 
     private final Runnable ping;

@@ -1,38 +1,31 @@
 package dev.tunnel.protocol.mux;
 
 /**
- * Rate-based sizing of one stream's receive window: about what the path's bandwidth-delay
- * product needs at the rate the consumer really takes bytes.
+ * Rate-based sizing of one stream's receive window: what the path's bandwidth-delay product needs
+ * at the rate the consumer really takes bytes, times the session's {@link WindowGain}.
  *
  * <h3>Control law</h3>
  * Every round (one min RTT, at least {@link #RTT_FLOOR_NANOS}) the consumer's delivery rate is
  * sampled; maxRate is the largest of the last {@link #RATE_ROUNDS} rounds. At the end of a round
- * the window should be {@link #GAIN} x maxRate x minRTT ({@link PathDelay} gives the minimum RTT:
- * never a ping that waited in a queue). A stream limited by its window has a rate of about
- * window / RTT, so while the path has room its window grows by up to half a round; once the path
- * is full the RTT grows with the queue the window builds, and the window settles where
- * GAIN x minRTT = RTT: at most (GAIN - 1) x minRTT of this stream's bytes stand in a queue. A
- * stream whose consumer is slower than the path gets what its rate needs, not more.
+ * the window should be gain x maxRate x minRTT ({@link PathDelay} gives the minimum RTT: never a
+ * ping that waited in a queue; {@link WindowGain} the gain). A stream limited by its window has a
+ * rate of about window / RTT, so while the path has room its window grows by the gain per round;
+ * once the path is full the RTT grows with the queue the windows build, and they settle where
+ * gain x minRTT is the loop's time: the gain, steered by the queue the pings see, keeps that
+ * queue near a few milliseconds, whatever the number of streams. A stream whose consumer is
+ * slower than the path gets what its rate needs, not more. On a path shorter than the floor
+ * (loopback) the window is {@link WindowGain#START} x maxRate x the floor, whatever the gain.
  * {@link ReceiveWindow} applies the result within its floor, its maximum and its budget.
  *
- * <p>The queueing delay is measured ({@link PathDelay#queueDelayNanos}) but does not steer the
- * window: a delay target of a tenth of the RTT shrank windows on the emulated shared link below
- * what the link needed (a download at 13-47 % of the link), since a queue the stream did not
- * build, or a busy host's scheduling delay, kept it above the target. bench/link.sh measures both.
- *
  * <h3>Invariant</h3>
- * The window never exceeds GAIN x maxRate x minRTT after a round: what the measured rate pays for.
+ * After a round the window is what the measured rate pays for: maxRate x max(gain x minRTT,
+ * {@link WindowGain#START} x {@link #RTT_FLOOR_NANOS}).
  *
  * <p>Not thread-safe: used only on the session's event loop, by one {@link ReceiveWindow}.
  */
 final class WindowControl {
     /** A round lasts at least this, so a loopback path still gets a useful window. */
     static final long RTT_FLOOR_NANOS = 2_000_000L;
-    /**
-     * Window over maxRate x min RTT: above 1 by what a data round trip takes beyond a ping's (a
-     * read's serialisation at the bottleneck, credit waiting to be returned).
-     */
-    static final double GAIN = 1.5;
     /** Rounds the maximum rate, and the rate's growth, are taken over. */
     static final int RATE_ROUNDS = 4;
     /** What {@link #onConsumed} returns when it decided nothing. */
@@ -72,7 +65,7 @@ final class WindowControl {
             return NO_CHANGE;
         }
         newRound = false;
-        return decide(rtt);
+        return decide(delay.gain().gain(), minRtt);
     }
 
     private void endRound(long elapsed) {
@@ -82,11 +75,12 @@ final class WindowControl {
         newRound = true;
     }
 
-    private int decide(long rtt) {
+    private int decide(double gain, long minRtt) {
         double maxRate = 0;
         for (double r : rates) {
             maxRate = Math.max(maxRate, r);
         }
-        return (int) Math.min(Integer.MAX_VALUE, GAIN * maxRate * rtt);
+        double reach = Math.max(gain * minRtt, WindowGain.START * RTT_FLOOR_NANOS);
+        return (int) Math.min(Integer.MAX_VALUE, maxRate * reach);
     }
 }

@@ -76,11 +76,11 @@ class ReceiveWindowTest {
         for (int round = 0; round < 50; round++) {
             now = round(w, delay, now, 100 * MS, 100_000, 100 * MS);
         }
-        // 1 MB/s x 100 ms = 100 KB; GAIN times that
-        assertThat(w.window()).isBetween(100_000, (int) (WindowControl.GAIN * 100_000) + 16 * 1024);
+        // 1 MB/s x 100 ms = 100 KB; at most the largest gain times that
+        assertThat(w.window()).isBetween(100_000, (int) (WindowGain.MAX * 100_000) + 16 * 1024);
     }
 
-    /** A window of 4 MiB for a stream that gets 10 MB/s on a 100 ms path: it shrinks to GAIN x rate x min RTT, 1.5 MB. */
+    /** A window of 4 MiB for a stream that gets 10 MB/s on a 100 ms path: it shrinks to at most the largest gain x rate x min RTT. */
     @Test
     void aWindowLargerThanItsRateNeedsShrinksToGainTimesRateTimesMinRtt() {
         ReceiveWindow w = new ReceiveWindow(16 * 1024, 16 * 1024, 16 << 20, T0);
@@ -90,7 +90,7 @@ class ReceiveWindowTest {
         for (int round = 0; round < 20; round++) {
             now = round(w, delay, now, 100 * MS, 1_000_000, 100 * MS);
         }
-        assertThat(w.window()).isBetween(1_000_000, (int) (WindowControl.GAIN * 1_000_000) + 1);
+        assertThat(w.window()).isBetween(1_000_000, (int) (WindowGain.MAX * 1_000_000) + 1);
     }
 
     /** A queue that is not this stream's and a trickle of a rate: the window stops at its floor. */
@@ -108,11 +108,11 @@ class ReceiveWindowTest {
     }
 
     /**
-     * Pings that wait 200 ms in a queue do not shrink a window its rate pays for: the queueing
-     * delay is measured, not steered by ({@link WindowControl}).
+     * Pings that wait 200 ms in a queue take the gain to its minimum: the window shrinks to what
+     * the rate needs over the base delay (10 MB/s x 100 ms), and not below it.
      */
     @Test
-    void aQueueSeenByThePingsDoesNotShrinkAWindowItsRatePaysFor() {
+    void aStandingQueueShrinksTheWindowToRateTimesBaseDelayAndNoFurther() {
         ReceiveWindow w = new ReceiveWindow(16 * 1024, 16 * 1024, 16 << 20, T0);
         w.grow(1_500_000 - 16 * 1024, ANY);
         PathDelay delay = path(100 * MS);
@@ -120,7 +120,8 @@ class ReceiveWindowTest {
         for (int round = 0; round < 20; round++) {
             now = round(w, delay, now, 100 * MS, 1_000_000, 300 * MS);
         }
-        assertThat(w.window()).isBetween(1_400_000, 1_500_000);
+        assertThat(delay.gain().gain()).isEqualTo(WindowGain.MIN);
+        assertThat(w.window()).isBetween((int) (WindowGain.MIN * 1_000_000) - 16 * 1024, (int) (WindowGain.MIN * 1_050_000));
     }
 
     @Test
