@@ -133,9 +133,11 @@ final class ServerPakeHandler extends ChannelInboundHandlerAdapter {
 
     /**
      * Sends the greeting (unless sent) and the PAKE challenge, then computes the secret here
-     * while the client computes its own: two 256-bit exponentiations, under a millisecond, about
+     * while the client computes its own: two 256-bit exponentiations, about 2 ms with C2, about
      * what the TLS handshake that came before cost this loop, and once per connection (a second
-     * hello is refused); a hop to the worker and back would cost more under load.
+     * hello is refused); a hop to the worker and back would cost more under load. Under C1 only
+     * (the 1 GB VPS flags) they take ~20 ms each, without BigInteger's intrinsics, and hold up
+     * the handshakes queued on this loop during a login storm (docs/benchmarks.md, "Login storm").
      */
     private void challenge(ChannelHandlerContext ctx, PakeServer server) {
         greeting.greet(ctx); // already done, unless the answer came within the read that brought the hello
