@@ -3,6 +3,9 @@ package dev.tunnel.bench;
 import dev.tunnel.client.ServerStatus;
 import dev.tunnel.client.TunnelClient;
 import dev.tunnel.client.config.ClientConfig;
+import dev.tunnel.client.proxy.ClientProxyTypes;
+import dev.tunnel.protocol.transport.Transports;
+import io.netty.channel.EventLoopGroup;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -16,9 +19,9 @@ import java.util.concurrent.TimeUnit;
  * {@code NOT-BACK} with the count still out at {@code --wait} seconds. A client that stops
  * trying (state STOPPED) counts as given up.
  *
- * <p>Threads: each client has its own event loop ({@code transport.eventLoopThreads = 1}: the
- * client API gives every client its own group); the main thread polls every client's status
- * every 50 ms.
+ * <p>Threads: every client runs on one shared group of {@code --loops} event loops (default 2),
+ * so the driver costs the machine a few threads rather than one per client, and leaves the cores
+ * to the server it measures; the main thread polls every client's status every 50 ms.
  */
 public final class LoginStorm {
     private LoginStorm() {
@@ -31,10 +34,11 @@ public final class LoginStorm {
         int proxies = (int) args.number("proxies", 10, 1, 100);
         long waitSeconds = args.number("wait", 60, 1, 600);
         long startEveryMillis = 1000 / args.number("start-rate", 50, 1, 1000);
+        EventLoopGroup loops = Transports.newGroup((int) args.number("loops", 2, 1, 64), "storm-clients");
         List<TunnelClient> started = new ArrayList<>();
         for (int c = 0; c < clients; c++) {
             started.add(TunnelClient.start(ClientConfig.parse(toml(server, args.string("token", "storm-token"), c, proxies),
-                    "storm-" + c + ".toml", System::getenv)));
+                    "storm-" + c + ".toml", System::getenv), ClientProxyTypes.standard(), loops));
             Thread.sleep(startEveryMillis);
         }
         if (!await(started, true, waitSeconds)) {
@@ -76,8 +80,7 @@ public final class LoginStorm {
                 .append("serverAddr = \"").append(server, 0, colon).append("\"\n")
                 .append("serverPort = ").append(server.substring(colon + 1)).append('\n')
                 .append("loginFailExit = false\n")
-                .append("auth.token = \"").append(token).append("\"\n")
-                .append("transport.eventLoopThreads = 1\n");
+                .append("auth.token = \"").append(token).append("\"\n");
         for (int p = 0; p < proxies; p++) {
             b.append("[[proxies]]\nname = \"c").append(client).append("-p").append(p).append("\"\n")
                     .append("type = \"http\"\nlocalPort = 19080\ncustomDomains = [\"c").append(client).append("-p")

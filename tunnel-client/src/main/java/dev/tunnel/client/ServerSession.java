@@ -132,8 +132,9 @@ final class ServerSession {
 
     /**
      * Stops for good, letting connections in flight finish: the server is told this client is
-     * leaving it (it closes its public ports for it at once), the session's streams get up to
-     * {@code drainMillis} to end, then the connection closes. Completes when it is closed.
+     * leaving it (it closes its public ports for it at once), the session's streams (pool mode:
+     * its work connections carrying a public connection) get up to {@code drainMillis} to end,
+     * then the connection closes. Completes when it is closed.
      */
     CompletableFuture<Void> retire(long drainMillis) {
         Channel ch;
@@ -152,7 +153,8 @@ final class ServerSession {
         goodbye(ch);
         CompletableFuture<Void> closed = new CompletableFuture<>();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(drainMillis);
-        ch.eventLoop().execute(() -> closeWhenDrained(ch, deadline, closed));
+        ch.eventLoop().execute(() -> closeWhenDrained(ch, ch.pipeline().get(MuxSession.class),
+                ch.pipeline().get(WorkConnector.class), deadline, closed));
         return closed;
     }
 
@@ -188,15 +190,23 @@ final class ServerSession {
         ch.writeAndFlush(new ControlFrame(new Goodbye("client leaving this server")));
     }
 
-    private void closeWhenDrained(Channel ch, long deadline, CompletableFuture<Void> closed) {
-        MuxSession mux = ch.pipeline().get(MuxSession.class);
-        int open = mux == null ? 0 : mux.streamCount();
-        if (open > 0 && ch.isActive() && System.nanoTime() < deadline) {
-            ch.eventLoop().schedule(() -> closeWhenDrained(ch, deadline, closed), 100, TimeUnit.MILLISECONDS);
+    /**
+     * Closes {@code ch} once nothing is in flight: no stream of its mux and, in pool mode, no work
+     * connection carrying a public connection; or at {@code deadline}, closing what is left.
+     */
+    private void closeWhenDrained(Channel ch, MuxSession mux, WorkConnector work, long deadline,
+                                  CompletableFuture<Void> closed) {
+        int streams = mux == null || !ch.isActive() ? 0 : mux.streamCount();
+        int open = streams + (work == null ? 0 : work.busyCount()); // work connections outlive the control one
+        if (open > 0 && System.nanoTime() < deadline) {
+            ch.eventLoop().schedule(() -> closeWhenDrained(ch, mux, work, deadline, closed), 100, TimeUnit.MILLISECONDS);
             return;
         }
-        if (open > 0 && ch.isActive()) {
+        if (open > 0) {
             log.warn("server {}: closing {} connections still open after the drain timeout", endpoint, open);
+            if (work != null) {
+                work.closeBusy();
+            }
         }
         LastWrites.flushThenClose(ch, LastWrites.TIMEOUT_MILLIS).addListener(f -> closed.complete(null));
     }

@@ -41,7 +41,8 @@ import org.slf4j.LoggerFactory;
  * ports at once), lets connections in flight finish for up to {@code transport.drainTimeout}
  * seconds, then closes.
  *
- * <p>Threads: one group of {@code transport.eventLoopThreads} loops (default one per core); each
+ * <p>Threads: one group of {@code transport.eventLoopThreads} loops (default one per core), or
+ * the caller's ({@link #start(ClientConfig, ClientProxyTypes, EventLoopGroup)}); each
  * tunnel connection (one per server) and the local connections of its streams run on one loop; work
  * connections are spread over the group, each with its local connection on its own loop; the
  * plugins' loopback servers (and the connections they open) run on the others.
@@ -59,17 +60,20 @@ public final class TunnelClient implements AutoCloseable {
     private final ClientConfig config;
     private final ClientProxyTypes types;
     private final EventLoopGroup group;
+    /** The group was made for this client (else the caller's, left running by {@link #close}). */
+    private final boolean ownsGroup;
     private final ProxyManager proxies;
     private final ProxyResults results;
     private final ServerSet servers;
     private final CompletableFuture<Void> firstLogin = new CompletableFuture<>();
     private final ChannelGroup localConns = new DefaultChannelGroup("local-connections", GlobalEventExecutor.INSTANCE);
 
-    private TunnelClient(ClientConfig config, ClientProxyTypes types, EventLoopGroup group, SslContext ssl,
-                         ProxyManager proxies) {
+    private TunnelClient(ClientConfig config, ClientProxyTypes types, EventLoopGroup group, boolean ownsGroup,
+                         SslContext ssl, ProxyManager proxies) {
         this.config = config;
         this.types = types;
         this.group = group;
+        this.ownsGroup = ownsGroup;
         this.proxies = proxies;
         this.results = new ProxyResults(proxies);
         ClientIdentity identity = new ClientIdentity(Version.get(), hostname(), UUID.randomUUID().toString(),
@@ -91,6 +95,18 @@ public final class TunnelClient implements AutoCloseable {
      * adds its own to {@link ClientProxyTypes#standard()}); returns at once.
      */
     public static TunnelClient start(ClientConfig config, ClientProxyTypes types) throws Exception {
+        return start(config, types, null);
+    }
+
+    /**
+     * As {@link #start(ClientConfig, ClientProxyTypes)}, on the caller's event loops: many clients
+     * in one process (a load driver such as the bench's {@code LoginStorm}) then share a few
+     * threads and their buffers instead of holding a group each. {@code transport.eventLoopThreads}
+     * is not used; {@link #close} leaves the group running (its owner shuts it down). Null: a
+     * group of the client's own, as the other {@code start} makes.
+     */
+    public static TunnelClient start(ClientConfig config, ClientProxyTypes types, EventLoopGroup sharedGroup)
+            throws Exception {
         ClientConfig.Tls tls = config.transport.tls;
         SslContext ssl = tls.enable
                 ? TlsContexts.client(tls.files(),
@@ -100,7 +116,9 @@ public final class TunnelClient implements AutoCloseable {
         if (config.transport.tcpMuxExpressLane != null) {
             log.warn(MuxTransportConfig.EXPRESS_LANE_IGNORED);
         }
-        EventLoopGroup group = Transports.newGroup(config.transport.eventLoopThreads, "tunnel-client");
+        boolean ownsGroup = sharedGroup == null;
+        EventLoopGroup group = ownsGroup ? Transports.newGroup(config.transport.eventLoopThreads, "tunnel-client")
+                : sharedGroup;
         ProxyManager proxies = new ProxyManager(types, group);
         try {
             for (ProxyConfig p : config.activeProxies()) {
@@ -114,12 +132,14 @@ public final class TunnelClient implements AutoCloseable {
                             + " clear; use TLS");
                 }
             }
-            TunnelClient client = new TunnelClient(config, types, group, ssl, proxies);
+            TunnelClient client = new TunnelClient(config, types, group, ownsGroup, ssl, proxies);
             client.servers.start();
             return client;
         } catch (Exception e) {
             proxies.close();
-            group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+            if (ownsGroup) {
+                group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+            }
             throw e;
         }
     }
@@ -229,6 +249,11 @@ public final class TunnelClient implements AutoCloseable {
         // The last streams' FINs may still be queued on the loop (see LastWrites).
         servers.close(LastWrites.TIMEOUT_MILLIS + 1000);
         proxies.close();
+        if (!ownsGroup) { // the loops go on: what this client still has open on them is closed here
+            localConns.close().awaitUninterruptibly(LastWrites.TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+            firstLogin.completeExceptionally(new IllegalStateException("client closed"));
+            return;
+        }
         // A quiet period, not 0: a connection registered while the loops stop (a work or local
         // connection still being set up) is closed by the next turn instead of outliving its loop.
         // Bounded: a failure in the stop path (seen: a jar replaced under a running process, so

@@ -43,7 +43,8 @@ import org.slf4j.LoggerFactory;
  * private mux session of its associations ({@link CarrierSession}).
  *
  * <p>Idle work connections belong to the control session: when it ends they are closed; those
- * carrying a connection go on until it is done.
+ * carrying a connection go on until it is done ({@link #busyCount}: a session that leaves a
+ * server waits for them up to its drain timeout, then {@link #closeBusy closes} them).
  *
  * <p>Threading: runs on the control connection's event loop. Work connections are spread over
  * the client's event-loop group (TLS handshakes of replacements then do not stall the loop that
@@ -62,6 +63,8 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
     private final int udpPacketSize;
     private final Map<Integer, BurstLog> failures = new ConcurrentHashMap<>();
     private final Set<Channel> idle = ConcurrentHashMap.newKeySet();
+    /** Work connections the server started (carrying a public connection) and not yet closed. */
+    private final Set<Channel> busy = ConcurrentHashMap.newKeySet();
     private final BurstLog connectFailures = new BurstLog(log);
     private final TlsSessions tls = new TlsSessions();
     private Channel control;
@@ -229,9 +232,24 @@ final class WorkConnector extends ChannelInboundHandlerAdapter {
         return true;
     }
 
+    /** Work connections carrying a public connection now (a leaving session waits for them; any thread). */
+    int busyCount() {
+        return busy.size();
+    }
+
+    /** Closes the work connections still carrying a public connection (a drain that timed out). */
+    void closeBusy() {
+        for (Channel work : busy.toArray(new Channel[0])) {
+            work.close();
+        }
+    }
+
     /** The server started {@code work} for {@code proxyId}: connect to the local app and join the two. */
     private void start(Channel work, PipeRelay workEnd, int proxyId, String source) {
         idle.remove(work);
+        if (busy.add(work)) {
+            work.closeFuture().addListener(f -> busy.remove(work));
+        }
         ProxyTarget proxy = proxies.get(proxyId);
         if (proxy == null) {
             log.warn("server started a work connection for unknown proxy id {}: closed", proxyId);

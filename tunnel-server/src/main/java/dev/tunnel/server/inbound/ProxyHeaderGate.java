@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * recorded ({@link VisitorAddress}), and the bytes behind it next. A connection from a trusted
  * address with no header, a malformed one, or none within {@value #HEADER_TIMEOUT_MS} ms is closed
  * before anything else saw it. From any other address the gate hands over to a
- * {@link ForgedHeaderCheck}, which refuses a connection that sends a header itself.
+ * {@link ForgedHeaderCheck}, which refuses a connection that sends a header itself, and likewise
+ * lets the rest of the pipeline see it only once its first bytes are known to be no header.
  *
  * <p>A {@code LOCAL} header (a balancer's own health check) or an {@code UNKNOWN} one keeps the
  * socket's peer as the visitor.

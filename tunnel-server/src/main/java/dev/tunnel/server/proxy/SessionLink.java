@@ -48,9 +48,10 @@ public interface SessionLink {
     void carry(Channel publicConn, ByteBuf firstBytes, ProxyRef proxy);
 
     /**
-     * As {@link #accept}, for a listener's connection already registered because a trusted
-     * balancer's PROXY header was read from it first ({@code proxyProtocolTrustedIPs});
-     * {@code firstBytes} (may be null) are those behind the header. Held to the same checks as
+     * As {@link #accept}, for a listener's connection already registered because it was read
+     * first on a port that takes the PROXY protocol ({@code proxyProtocolTrustedIPs}): a trusted
+     * balancer's header, or a direct visitor's first bytes checked for a forged one;
+     * {@code firstBytes} (may be null) are those behind the header, or those first bytes. Held to the same checks as
      * {@link #accept} (NewUserConn plugins), then {@linkplain #carry carried}.
      */
     default void acceptAfterHeader(Channel publicConn, ByteBuf firstBytes, ProxyRef proxy) {

@@ -89,29 +89,48 @@ class ProxyHeaderGateTest {
     @Test
     void aTrustedBalancerThatSendsNothingIsClosedAfterTheHeaderTimeout() {
         connect(BALANCER);
-        channel.advanceTimeBy(ProxyHeaderGate.HEADER_TIMEOUT_MS - 1, TimeUnit.MILLISECONDS);
+        channel.advanceTimeBy(ProxyHeaderGate.HEADER_TIMEOUT_MS - 100, TimeUnit.MILLISECONDS);
         channel.runScheduledPendingTasks();
         assertThat(channel.isOpen()).isTrue();
-        channel.advanceTimeBy(2, TimeUnit.MILLISECONDS);
+        channel.advanceTimeBy(200, TimeUnit.MILLISECONDS);
         channel.runScheduledPendingTasks();
         assertThat(channel.isOpen()).isFalse();
     }
 
     @Test
-    void aHeaderFromAnyOtherAddressIsRefused() {
+    void aHeaderFromAnyOtherAddressIsRefusedBeforeAnythingBehindTheGateSawTheConnection() {
         connect(STRANGER);
-        assertThat(downstream.active).as("a direct visitor goes on at once").isEqualTo(1);
+        assertThat(downstream.active).as("nothing opens before the first bytes are known").isZero();
         channel.writeInbound(ascii("PROXY TCP4 203.0.113.7 10.0.0.1 51234 80\r\n"));
         assertThat(channel.isOpen()).isFalse();
+        assertThat(downstream.active).as("no stream was opened for it").isZero();
+        assertThat(downstream.inactive).isZero();
         assertThat(downstream.bytes.readableBytes()).as("the app never sees a forged header").isZero();
 
-        downstream.active = 0;
         connect(STRANGER);
         ByteBuf v2 = v2(HAProxyCommand.PROXY);
         channel.writeInbound(v2.readRetainedSlice(5));
         channel.writeInbound(v2);
         assertThat(channel.isOpen()).isFalse();
+        assertThat(downstream.active).isZero();
         assertThat(downstream.bytes.readableBytes()).isZero();
+    }
+
+    @Test
+    void aSilentDirectVisitorGoesOnAfterAMomentAndALateHeaderIsStillRefused() {
+        connect(STRANGER);
+        channel.advanceTimeBy(ForgedHeaderCheck.FIRST_BYTES_WAIT_MS - 100, TimeUnit.MILLISECONDS);
+        channel.runScheduledPendingTasks();
+        assertThat(downstream.active).isZero();
+        channel.advanceTimeBy(200, TimeUnit.MILLISECONDS);
+        channel.runScheduledPendingTasks();
+        assertThat(downstream.active).as("a protocol where the server speaks first is not held up").isEqualTo(1);
+        assertThat(downstream.readCompletes).as("so a collector of the first read hands it on").isEqualTo(1);
+
+        channel.writeInbound(ascii("PROXY TCP4 203.0.113.7 10.0.0.1 51234 80\r\n"));
+        assertThat(channel.isOpen()).isFalse();
+        assertThat(downstream.bytes.readableBytes()).isZero();
+        assertThat(downstream.inactive).isEqualTo(1);
     }
 
     @Test
@@ -119,7 +138,9 @@ class ProxyHeaderGateTest {
         connect(STRANGER);
         channel.writeInbound(ascii("PRO"));
         assertThat(downstream.bytes.readableBytes()).as("held while it could still be a header").isZero();
+        assertThat(downstream.active).isZero();
         channel.writeInbound(ascii("XIMITY"));
+        assertThat(downstream.active).isEqualTo(1);
         assertThat(downstream.text()).isEqualTo("PROXIMITY");
         assertThat(VisitorAddress.of(channel)).isEqualTo(STRANGER);
         assertThat(channel.pipeline().names()).doesNotContain(ForgedHeaderCheck.NAME);
@@ -147,11 +168,15 @@ class ProxyHeaderGateTest {
         if (channel != null) {
             channel.finishAndReleaseAll();
         }
+        downstream.active = 0;
+        downstream.inactive = 0;
+        downstream.readCompletes = 0;
         channel = new PeerChannel(peer);
         ProxyHeaderGate.install(channel.pipeline(), TRUST);
         channel.pipeline().addLast(downstream);
         try {
             channel.register();
+            channel.freezeTime(); // from here the timers (set on register) run only when a test advances the clock
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
@@ -193,10 +218,22 @@ class ProxyHeaderGateTest {
     private static final class Downstream extends ChannelInboundHandlerAdapter {
         final io.netty.buffer.CompositeByteBuf bytes = Unpooled.compositeBuffer();
         int active;
+        int inactive;
+        int readCompletes;
 
         @Override
         public void channelActive(ChannelHandlerContext ctx) {
             active++;
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            inactive++;
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            readCompletes++;
         }
 
         @Override

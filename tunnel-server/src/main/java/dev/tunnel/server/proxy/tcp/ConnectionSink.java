@@ -15,8 +15,9 @@ interface ConnectionSink {
     void accept(Channel child);
 
     /**
-     * {@code publicConn}: registered with {@code AUTO_READ} off, after a trusted balancer's PROXY
-     * header was read from it; {@code firstBytes} (may be null, owned by the callee) came behind it.
+     * {@code publicConn}: registered with {@code AUTO_READ} off, after the PROXY header gate let it
+     * through (a trusted balancer's header read, or a direct visitor's first bytes checked);
+     * {@code firstBytes} (may be null, owned by the callee) are the rest of that read.
      */
     void acceptAfterHeader(Channel publicConn, ByteBuf firstBytes);
 

@@ -8,9 +8,10 @@ import io.netty.util.ReferenceCountUtil;
 
 /**
  * Behind the {@link dev.tunnel.server.inbound.ProxyHeaderGate} of a tcp listener's connection
- * from a trusted balancer: once the gate lets the connection through ({@code channelActive}), keeps
- * the bytes that came behind the header (the leaving decoder hands them on) until that read ends,
- * then leaves and gives the connection and those bytes to the {@link ConnectionSink}.
+ * on a port that takes the PROXY protocol: once the gate lets the connection through
+ * ({@code channelActive}), keeps the bytes of that read (behind a balancer's header, or a direct
+ * visitor's first bytes) until it ends, then leaves and gives the connection and those bytes to
+ * the {@link ConnectionSink}.
  *
  * <p>Threading: the connection's event loop.
  */

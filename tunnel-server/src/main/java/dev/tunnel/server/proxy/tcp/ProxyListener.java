@@ -18,9 +18,10 @@ import dev.tunnel.server.inbound.TrustedSources;
  * registers it where its relay runs (mux: the session loop, as a new stream whose OPEN and first
  * bytes go out at once; pool: the loop of the work connection it rides), or a {@link TcpGroup},
  * which picks a member first. When the server trusts balancers ({@code proxyProtocolTrustedIPs}),
- * a connection from one is registered on the session loop first, read until its PROXY header is
- * in ({@link ProxyHeaderGate}), and handed on after ({@link HeaderHandoff}); one from any other
- * address goes on at once with a check for forged headers at the head of its pipeline.
+ * every connection is registered on the session loop first and handed on only once
+ * {@link ProxyHeaderGate} let it through ({@link HeaderHandoff}): from a balancer once its PROXY
+ * header is in, from any other address once its first bytes are no header (or it stayed silent
+ * a moment); a connection refused there never opened a stream or asked for a work connection.
  *
  * <p>Threading: the listening socket lives on the opening session's event loop.
  */
@@ -58,10 +59,6 @@ final class ProxyListener {
                 return;
             }
             ProxyHeaderGate.install(child.pipeline(), trust);
-            if (!trust.trusts(child.remoteAddress())) {
-                sink.accept(child); // the gate only checks for a forged header
-                return;
-            }
             child.config().setAutoRead(false);
             child.pipeline().addLast(HeaderHandoff.NAME, new HeaderHandoff(sink));
             link.eventLoop().register(child).addListener(f -> {
