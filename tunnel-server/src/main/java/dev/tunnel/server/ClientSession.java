@@ -4,26 +4,18 @@ import dev.tunnel.protocol.Capabilities;
 import dev.tunnel.protocol.ControlMessage.Login;
 import dev.tunnel.protocol.ControlMessage.NewProxy;
 import dev.tunnel.protocol.ControlMessage.NewProxyResult;
-import dev.tunnel.protocol.Options;
 import dev.tunnel.protocol.auth.ChannelBinding;
 import dev.tunnel.protocol.auth.ConnectionProof;
 import dev.tunnel.protocol.mux.MuxSession;
 import dev.tunnel.protocol.transport.LastWrites;
-import dev.tunnel.server.plugin.NewProxyFields;
-import dev.tunnel.server.plugin.PluginException;
 import dev.tunnel.server.plugin.PluginOp;
 import dev.tunnel.server.plugin.PluginRequests;
-import dev.tunnel.server.plugin.ServerPlugins;
 import dev.tunnel.server.plugin.UserInfo;
 import dev.tunnel.server.proxy.ProxyRef;
-import dev.tunnel.server.web.ServerStats;
-import dev.tunnel.server.proxy.ProxyRefusedException;
-import dev.tunnel.server.proxy.ProxyRequest;
 import dev.tunnel.server.proxy.ProxySession;
 import dev.tunnel.server.proxy.PublicPorts;
-import dev.tunnel.server.proxy.RunningProxy;
-import dev.tunnel.server.proxy.ServerProxyType;
 import dev.tunnel.server.proxy.SessionLink;
+import dev.tunnel.server.web.ServerStats;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.PromiseCombiner;
@@ -36,11 +28,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A logged-in client on the server: its mux session, the proxies it started (each run by its
- * type from the {@link dev.tunnel.server.proxy.ServerProxyTypes} registry), its
- * {@link SessionLink} (mux or pool mode) and, in pool mode, its {@link WorkConnPool}. Closing
- * it (when the tunnel connection ends, the client says goodbye, or the same client logs in
- * again) releases every port at once.
+ * A logged-in client on the server: its mux session, the proxies it started (each started by a
+ * {@link ProxyStarter} and run by its type from the {@link dev.tunnel.server.proxy.ServerProxyTypes}
+ * registry), its {@link SessionLink} (mux or pool mode) and, in pool mode, its {@link WorkConnPool}.
+ * Closing it (when the tunnel connection ends, the client says goodbye, or the same client logs
+ * in again) releases every port at once.
  *
  * <p>A session that replaces a ghost of the same client ({@link SessionRegistry}) holds its
  * proxy registrations until the ghost's ports are released, so they cannot collide with it.
@@ -57,8 +49,6 @@ final class ClientSession implements ProxySession {
     private final Map<String, String> metas;
     private final String proofKey;
     private final String runId;
-    /** frp's clientID as the API shows it: the client's {@code clientID}, or its run id without one. */
-    private final String clientId;
     /** The client's own {@code clientID}, "" when it set none. */
     private final String rawClientId;
     private final MuxSession mux;
@@ -68,6 +58,7 @@ final class ClientSession implements ProxySession {
     private final PublicPorts publicPorts;
     private final String loginNonce;
     private final SessionProxies proxies;
+    private final ProxyStarter starter;
     private final ArrayDeque<Runnable> heldRequests = new ArrayDeque<>();
     private Future<?> ghostGone;
     private boolean closed;
@@ -95,11 +86,12 @@ final class ClientSession implements ProxySession {
         this.proofKey = proofKey;
         this.runId = login.runId();
         this.rawClientId = login.options().string("clientID", "");
-        this.clientId = rawClientId.isEmpty() ? runId : rawClientId;
         this.mux = mux;
         this.server = server;
         this.publicPorts = SessionPorts.of(server.ports(), this, quota, server.proxyBindAddr());
         this.proxies = new SessionProxies(server.names(), this, "client session " + id + " (run id " + runId + ")");
+        // frp's clientID as the API shows it: the client's clientID, or its run id without one
+        this.starter = new ProxyStarter(this, server, proxies, rawClientId.isEmpty() ? runId : rawClientId);
         this.pool = login.tcpMux() ? null : new WorkConnPool(mux.channel(), id, login.poolCount(), server.pool(),
                 login.capabilities().contains(Capabilities.ISSUED_NONCES) ? new IssuedNonces() : null);
         StreamLimit limit = new StreamLimit(server.maxStreamsPerClient(), server.stats()::connectionRefused);
@@ -107,11 +99,6 @@ final class ClientSession implements ProxySession {
                 : new PoolLink(mux.channel(), pool, server.publicConns(), limit, server.caps());
         this.link = server.plugins().handles(PluginOp.NEW_USER_CONN)
                 ? new UserConnGate(carrier, server.plugins(), this::userInfo, this::typeOf) : carrier;
-    }
-
-    /** A proxy's name as logs show it: namespaced by the user, as frp does. */
-    private String qualified(String name) {
-        return user.isEmpty() ? name : user + "." + name;
     }
 
     @Override
@@ -123,6 +110,11 @@ final class ClientSession implements ProxySession {
     public String label() {
         return "client [" + (!rawClientId.isEmpty() ? rawClientId : !user.isEmpty() ? user : "run " + runId)
                 + "] session " + id;
+    }
+
+    /** Whether the session closed: a proxy that finishes starting now is let go of. Session loop. */
+    boolean isClosed() {
+        return closed;
     }
 
     String runId() {
@@ -208,97 +200,15 @@ final class ClientSession implements ProxySession {
     }
 
     /**
-     * Starts a proxy through its type in the registry, then replies with the outcome. Requests
-     * queued behind a ghost's eviction wait until its ports are released.
+     * Starts a proxy ({@link ProxyStarter}), then replies with the outcome. Requests queued behind
+     * a ghost's eviction wait until its ports are released.
      */
     void newProxy(NewProxy request, Consumer<NewProxyResult> reply) {
         if (!heldRequests.isEmpty() || (ghostGone != null && !ghostGone.isDone())) {
-            heldRequests.add(() -> startProxy(request, reply));
+            heldRequests.add(() -> starter.start(request, reply));
             return;
         }
-        startProxy(request, reply);
-    }
-
-    private void startProxy(NewProxy request, Consumer<NewProxyResult> reply) {
-        if (closed) {
-            reply.accept(failed(request, "the session is closing"));
-            return;
-        }
-        ServerProxyType type = server.types().get(request.type());
-        if (type == null) {
-            reply.accept(failed(request, "proxy type \"" + request.type() + "\" is not supported by this server"
-                    + " (supported: " + String.join(", ", server.types().names()) + ")"));
-            return;
-        }
-        SessionProxies.Refusal refusal = proxies.admit(request.proxyId(), qualified(request.name()), request.type());
-        if (refusal != null) {
-            reply.accept(failed(request, refusal.reason(), refusal.detail()));
-            return;
-        }
-        if (!server.plugins().handles(PluginOp.NEW_PROXY)) {
-            runProxy(type, request, reply);
-            return;
-        }
-        String name = qualified(request.name());
-        server.plugins().run(PluginOp.NEW_PROXY, PluginRequests.newProxy(userInfo(), name, request.type(),
-                request.options()), mux.eventLoop()).addListener(f -> {
-                    if (!f.isSuccess()) {
-                        proxies.abandon(request.proxyId());
-                        reply.accept(failed(request, PluginException.of(f.cause(), PluginOp.NEW_PROXY).clientMessage()));
-                        return;
-                    }
-                    ServerPlugins.Outcome outcome = (ServerPlugins.Outcome) f.getNow();
-                    NewProxy changed = request;
-                    if (outcome.changed()) {
-                        try {
-                            changed = new NewProxy(request.proxyId(), request.name(), request.type(),
-                                    NewProxyFields.apply(outcome.content(), name, request.type(), request.options()));
-                        } catch (PluginException.BadContent e) {
-                            proxies.abandon(request.proxyId());
-                            reply.accept(failed(request, ServerPlugins.unusable(outcome.changedBy(), PluginOp.NEW_PROXY,
-                                    e.getMessage()).clientMessage()));
-                            return;
-                        }
-                    }
-                    if (closed) {
-                        proxies.abandon(request.proxyId());
-                        reply.accept(failed(request, "the session is closing"));
-                        return;
-                    }
-                    runProxy(type, changed, reply);
-                });
-    }
-
-    /** Starts an admitted proxy, with its settings as the plugins left them. */
-    private void runProxy(ServerProxyType type, NewProxy request, Consumer<NewProxyResult> reply) {
-        ProxyRef proxy = new ProxyRef(request.proxyId(), qualified(request.name()));
-        String refusal = ProxySettings.apply(proxy, request, server.stats().refusedVisitors());
-        if (refusal != null) {
-            proxies.abandon(request.proxyId());
-            reply.accept(failed(request, refusal));
-            return;
-        }
-        ProxyRequest start = new ProxyRequest(proxy, request.name(), request.type(), request.options());
-        type.start(start, this).addListener(f -> {
-            if (!f.isSuccess()) {
-                proxies.abandon(request.proxyId());
-                Throwable cause = f.cause();
-                reply.accept(failed(request, cause instanceof ProxyRefusedException ? cause.getMessage()
-                        : "cannot start: " + cause));
-                return;
-            }
-            RunningProxy running = (RunningProxy) f.getNow();
-            if (closed) {
-                proxies.abandon(request.proxyId());
-                running.close();
-                return;
-            }
-            proxies.started(request.proxyId(), new SessionProxies.Running(request.name(), request.type(), proxy, running));
-            server.stats().proxyOpened(proxy.name(), request.type(), user, clientId, running.remotePort(),
-                    ProxySettings.labels(request.options()), new ServerStats.Counted(proxy));
-            reply.accept(new NewProxyResult(request.proxyId(), request.name(), running.remotePort(), "",
-                    running.details()));
-        });
+        starter.start(request, reply);
     }
 
     /**
@@ -414,20 +324,5 @@ final class ClientSession implements ProxySession {
     /** Closes the client's connection once what its loop has queued (the last streams' FINs) is written. */
     void closeConnection() {
         LastWrites.flushThenClose(mux.channel(), LastWrites.TIMEOUT_MILLIS);
-    }
-
-    /**
-     * A refusal: logged with its reason; the client gets the reason, or frp's generic "new proxy
-     * [NAME] error" with {@code detailedErrorsToClient = false}.
-     */
-    private NewProxyResult failed(NewProxy request, String reason) {
-        return failed(request, reason, "");
-    }
-
-    /** A refusal whose log line adds {@code detail} to what the client is told. */
-    private NewProxyResult failed(NewProxy request, String reason, String detail) {
-        log.warn("{} {} proxy [{}] refused: {}{}", mux.channel(), label(), qualified(request.name()), reason, detail);
-        String told = server.detailedErrors() ? reason : "new proxy [" + request.name() + "] error";
-        return new NewProxyResult(request.proxyId(), request.name(), 0, told, Options.EMPTY);
     }
 }

@@ -68,7 +68,7 @@ final class LoginPlugins {
         if (from.equals(to)) {
             return;
         }
-        String shown = ServerControlHandler.printable(to);
+        String shown = LogText.printable(to);
         if (credentials.listed(from)) {
             throw new PluginException.BadContent("user \"" + from + "\" is a [[users]] entry, bound to its token;"
                     + " it cannot be renamed to \"" + shown + "\"");

@@ -1,5 +1,7 @@
 package dev.tunnel.server;
 
+import static dev.tunnel.server.LogText.printable;
+
 import dev.tunnel.protocol.Capabilities;
 import dev.tunnel.protocol.ControlFrame;
 import dev.tunnel.protocol.ControlMessage.Challenge;
@@ -16,27 +18,21 @@ import dev.tunnel.protocol.ProtocolException;
 import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.protocol.mux.Heartbeat;
 import dev.tunnel.protocol.mux.MuxSession;
-import dev.tunnel.protocol.transport.LoopMove;
 import dev.tunnel.server.plugin.PluginException;
 import dev.tunnel.server.plugin.PluginOp;
 import dev.tunnel.server.proxy.secret.SecretProxyType;
-import dev.tunnel.server.web.ServerStats;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.EventLoop;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.ssl.NotSslRecordException;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
-import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
@@ -47,11 +43,12 @@ import org.slf4j.LoggerFactory;
  * proxy registration. Expects, in order: the client's preface (answered with ours and a
  * {@link Challenge} at the end of that read), a {@link Login} proving the token for that challenge (checked by
  * {@link LoginAuthenticator}), then {@link NewProxy}/{@link CloseProxy} at any time. A client
- * that has not finished TLS and logged in within {@code transport.loginTimeout} is closed (an
- * address with too many failed logins, or over the handshake rate, never gets this far:
- * {@link ConnectionGate}). A proven
- * login then goes to the server plugins subscribed to Login, if any, which may refuse it or
- * change the session's user and metas ({@link LoginPlugins}).
+ * that has not finished TLS and logged in within {@code transport.loginTimeout} is closed
+ * ({@link LoginDeadline}; an address with too many failed logins, or over the handshake rate,
+ * never gets this far: {@link ConnectionGate}). A proven login then goes to the server plugins
+ * subscribed to Login, if any, which may refuse it or change the session's user and metas
+ * ({@link LoginPlugins}); its session starts on the event loop with the fewest sessions
+ * ({@link SessionPlacement}).
  *
  * <p>Threading: runs on the connection's event loop.
  */
@@ -65,12 +62,11 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
     private final int heartbeatTimeout;
     private final ServerNonce challenge;
     private final VisitorStreamAcceptor visitors;
+    private final LoginDeadline loginDeadline;
     private ClientSession session;
-    private boolean prefaceSeen;
     /** The client's preface came in this read: greet it (preface, challenge) when the read ends. */
     private boolean greetingDue;
     private boolean refused;
-    private ScheduledFuture<?> loginTimeout;
 
     /**
      * @param mux       the session's multiplexer, put in the pipeline on a valid login
@@ -92,27 +88,19 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
         this.heartbeat = heartbeat;
         this.heartbeatTimeout = heartbeatTimeout;
         this.challenge = challenge;
+        this.loginDeadline = new LoginDeadline(server.loginTimeoutSeconds());
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        loginTimeout = ctx.executor().schedule(() -> {
-            if (session == null && ctx.channel().isActive()) {
-                SslHandler tls = ctx.pipeline().get(SslHandler.class);
-                String stage = tls != null && !tls.handshakeFuture().isDone() ? "TLS handshake"
-                        : prefaceSeen ? "login" : "preface";
-                log.warn("{} closing: no login within {} s (transport.loginTimeout; stuck in {})", ctx.channel(),
-                        server.loginTimeoutSeconds(), stage);
-                ctx.close();
-            }
-        }, server.loginTimeoutSeconds(), TimeUnit.SECONDS);
+        loginDeadline.start(ctx, () -> session != null);
         ctx.fireChannelActive();
     }
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt instanceof PrefaceEvent preface) {
-            prefaceSeen = true;
+            loginDeadline.prefaceSeen();
             if (preface.version() != Preface.VERSION) {
                 challenge.writePreface(ctx);
                 log.warn("{} login refused: client speaks protocol version {}, this server {}", ctx.channel(),
@@ -236,33 +224,8 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         LoginPlugins.Identity identity = asked.getNow();
-        placeThenStart(ctx, () -> startSession(ctx, login, verdict, nonce, identity));
-    }
-
-    /**
-     * Moves the connection to the event loop with the fewest sessions ({@link
-     * SessionRegistry#quietestLoop}) and starts its session there; nothing is read meanwhile (what
-     * the client sent behind its login waits in the decoder and the socket). Where the transport
-     * cannot move a channel (io_uring) the session stays where the connection was accepted.
-     */
-    private void placeThenStart(ChannelHandlerContext ctx, Runnable start) {
-        Channel channel = ctx.channel();
-        EventLoop home = server.sessions().quietestLoop(channel.eventLoop());
-        if (home == channel.eventLoop() || !LoopMove.canMove(channel)) {
-            start.run();
-            return;
-        }
-        boolean autoRead = channel.config().isAutoRead();
-        channel.config().setAutoRead(false);
-        LoopMove.moveTo(channel, home, failure -> {
-            if (failure != null) {
-                log.warn("{} login dropped: moving the connection to another event loop failed: {}", channel,
-                        failure.toString());
-            } else if (channel.isActive() && !refused) {
-                channel.config().setAutoRead(autoRead);
-                start.run();
-            }
-        });
+        SessionPlacement.placeThenStart(ctx.channel(), server.sessions(), () -> refused,
+                () -> startSession(ctx, login, verdict, nonce, identity));
     }
 
     /**
@@ -284,7 +247,7 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
             refuse(ctx, LoginResult.REFUSED, e.getMessage());
             return;
         }
-        loginTimeout.cancel(false);
+        loginDeadline.cancel();
         InetAddress address = remoteAddress(ctx);
         if (address != null) {
             server.throttle().succeeded(address);
@@ -318,22 +281,7 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
         session.start();
         server.stats().clientOnline(id, identity.user(), login.runId(), printable(login.clientVersion()),
                 printable(login.hostname()), address == null ? "" : address.getHostAddress(),
-                login.options().string("clientID", ""), identity.metas(), new ServerStats.SessionFigures() {
-                    @Override
-                    public long rttNanos() {
-                        return mux.rttNanos();
-                    }
-
-                    @Override
-                    public long windowStalls() {
-                        return mux.windowStalls();
-                    }
-
-                    @Override
-                    public long queueDelayNanos() {
-                        return mux.queueDelayNanos();
-                    }
-                });
+                login.options().string("clientID", ""), identity.metas(), new MuxFigures(mux));
         heartbeat.start(ctx.pipeline().context(TunnelPipeline.HEARTBEAT));
         log.info("{} {} logged in from host {} with the {} (run id {}, version {}{})", ctx.channel(), session.label(),
                 printable(login.hostname()), account, printable(login.runId()), printable(login.clientVersion()),
@@ -349,13 +297,6 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
             capabilities.add(Capabilities.PAKE_LOGIN);
         }
         return capabilities;
-    }
-
-    /** A peer-chosen string made safe for one log line: no control characters, at most 64 characters. */
-    static String printable(String s) {
-        String clean = s.codePoints().map(c -> Character.isISOControl(c) ? '?' : c)
-                .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append).toString();
-        return clean.length() > 64 ? clean.substring(0, 64) + "..." : clean;
     }
 
     private static InetAddress remoteAddress(ChannelHandlerContext ctx) {
@@ -380,16 +321,12 @@ final class ServerControlHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
         // a pool-mode work connection takes this handler out (WorkConnAcceptor): no login expected
-        if (loginTimeout != null) {
-            loginTimeout.cancel(false);
-        }
+        loginDeadline.cancel();
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        if (loginTimeout != null) {
-            loginTimeout.cancel(false);
-        }
+        loginDeadline.cancel();
         if (session != null) {
             session.close();
             log.info("{} {} closed, its ports released", ctx.channel(), session.label());

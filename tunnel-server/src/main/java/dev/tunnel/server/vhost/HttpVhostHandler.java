@@ -1,13 +1,10 @@
 package dev.tunnel.server.vhost;
 
 import dev.tunnel.protocol.ResetCode;
-import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.server.vhost.RouteTable.Entry;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
-import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.LastHttpContent;
@@ -19,7 +16,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Routes the requests of one public connection on the vhost HTTP port, each on its own: a
  * keep-alive connection may send one request to one proxy and the next to another proxy of
- * another client. Sits behind Netty's request decoder ({@link RequestDecoder}, {@link #install}),
+ * another client. Sits behind Netty's request decoder ({@link RequestDecoder}, {@link HttpVhostInitializer}),
  * so it sees request heads (with the bytes they came in) and body parts; bodies are never
  * aggregated. Responses come back from the {@link Upstream} as bytes to write as they are.
  *
@@ -51,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * opened or it was reset before a response, 504 after {@code vhostHTTPTimeout} without one
  * ({@link Replies}, {@link ExchangeTimeouts}). A body that is malformed or cut short by the
  * visitor's FIN ({@link RequestDecoder}) is 400, one with no byte for {@code vhostHTTPBodyTimeout}
- * 408; both close, and reset the app's connection.
+ * 408; both close, and reset the app's connection ({@link ExchangeAbort}).
  *
  * <p>Threading: runs on the connection's event loop, which is the loop of its current upstream.
  */
@@ -65,6 +62,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     private final Exchange exchange = new Exchange();
     private ChannelHandlerContext ctx;
     private Replies replies;
+    private ExchangeAbort abort;
     private RequestHeads heads;
     private ResponseRelay responses;
     private ExchangeTimeouts timeouts;
@@ -76,22 +74,10 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
      * @param proto    what {@code X-Forwarded-Proto} says: "http"
      * @param affinity told where each routed request went, so the port registers new connections there; may be null
      */
-    private HttpVhostHandler(VhostSettings vhost, String proto, LoopAffinity affinity) {
+    HttpVhostHandler(VhostSettings vhost, String proto, LoopAffinity affinity) {
         this.vhost = vhost;
         this.proto = proto;
         this.affinity = affinity;
-    }
-
-    /** Adds the request decoder and the vhost handler to the pipeline of a connection on the vhost HTTP port. */
-    static void install(ChannelPipeline pipeline, VhostSettings vhost, String proto, LoopAffinity affinity) {
-        install(pipeline, vhost, proto, affinity, true);
-    }
-
-    /** @param scanPlainHeads false: every request head goes to Netty's decoder (for tests that compare the two) */
-    static void install(ChannelPipeline pipeline, VhostSettings vhost, String proto, LoopAffinity affinity,
-                        boolean scanPlainHeads) {
-        pipeline.addLast(TunnelPipeline.HTTP_CODEC, new RequestDecoder(scanPlainHeads));
-        pipeline.addLast(TunnelPipeline.VHOST, new HttpVhostHandler(vhost, proto, affinity));
     }
 
     @Override
@@ -105,6 +91,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         this.upstreams = new Upstreams(ctx, this, affinity, timeouts::stop, // its task lives on the loop being left
                 vhost.counters());
         this.requests = new RequestDispatch(ctx.channel(), upstreams, vhost.counters(), this::opened);
+        this.abort = new ExchangeAbort(ctx, exchange, upstreams, replies, this::closing);
         if (ctx.channel().isActive()) {
             timeouts.awaitHead();
         }
@@ -232,7 +219,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
     private void onBody(HttpContent content) {
         if (content.decoderResult().isFailure()) { // a malformed chunk, or the visitor's FIN inside the body
             content.release();
-            endBody(replies.badBody(content.decoderResult().cause()));
+            abort.badBody(replies.badBody(content.decoderResult().cause()));
             return;
         }
         boolean last = content instanceof LastHttpContent;
@@ -265,7 +252,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         requests.answered(); // whatever happens now, the request is not sent again
         String failure = responses.pass(from, parts, rawBytes);
         if (failure != null) {
-            failUpstream(failure);
+            abort.badGateway(requests.route(), failure);
         } else if (exchange.responseDone && exchange.upgrading) {
             upgrade();
         } else if (exchange.complete()) {
@@ -309,7 +296,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
         } else if (requests.canSendAgain()) {
             sendAgain();
         } else if (!exchange.responseStarted) {
-            failUpstream(why);
+            abort.badGateway(requests.route(), why);
         } else if (reset) {
             ctx.close();
         } else if (!exchange.responseDone) {
@@ -358,39 +345,13 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
 
     private void responseTimedOut() {
         if (phase == ConnectionPhase.RESPONSE && !exchange.responseStarted) {
-            upstreams.end(true);
-            replies.gatewayTimeout(requests.route());
+            abort.gatewayTimeout(requests.route());
         }
     }
 
     private void bodyTimedOut() {
         if (phase == ConnectionPhase.BODY) {
-            endBody(replies.bodyTimedOut());
-        }
-    }
-
-    /**
-     * Ends an exchange whose request body will not complete: the app's connection is reset (what
-     * it got is never taken for a whole body), and the visitor's closed after {@code page}, or
-     * without it once its response has begun.
-     */
-    private void endBody(FullHttpResponse page) {
-        upstreams.end(true);
-        if (exchange.responseStarted) {
-            page.release();
-            closing();
-            ctx.close();
-        } else {
-            replies.sendAndClose(page);
-        }
-    }
-
-    private void failUpstream(String why) {
-        upstreams.end(true);
-        if (exchange.responseStarted) {
-            ctx.close();
-        } else {
-            replies.badGateway(requests.route(), why);
+            abort.badBody(replies.bodyTimedOut());
         }
     }
 
@@ -420,9 +381,7 @@ public final class HttpVhostHandler extends ChannelInboundHandlerAdapter impleme
 
     private void headTimedOut() {
         if (phase == ConnectionPhase.HEAD) {
-            vhost.counters().slowHeads.incrementAndGet();
-            log.debug("{} closing: no complete request head within {} s", ctx.channel(), vhost.headTimeoutSeconds());
-            ctx.close();
+            replies.headTimedOut();
         }
     }
 

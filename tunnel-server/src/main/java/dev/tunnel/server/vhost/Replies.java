@@ -16,8 +16,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The answers a vhost connection gives itself rather than an app's: its pages (404, 401, 400,
  * 408, 502, 504) encoded by Netty's encoder ({@link ResponseHeadEncoder}) and written to the visitor,
- * with the gateway errors counted and logged once per burst with the proxy; and the closes that
- * wait for what was written before them.
+ * with the gateway errors counted and logged once per burst with the proxy; the closes that
+ * wait for what was written before them; and the close of a connection that sent no head in time.
  *
  * <p>Invariant: a close asked for here first stops the connection's handling ({@code stop}:
  * nothing read afterwards is handled, no timeout runs), so the page or the bytes before it are
@@ -91,6 +91,16 @@ final class Replies {
                 vhost.bodyTimeoutSeconds());
         return ErrorPages.badRequest(ctx.alloc(), HttpResponseStatus.REQUEST_TIMEOUT,
                 "The request body stopped arriving before its end.");
+    }
+
+    /**
+     * Closes a connection that sent no complete request head within its time (also how long a
+     * keep-alive connection may idle between requests): counted and logged, no page.
+     */
+    void headTimedOut() {
+        vhost.counters().slowHeads.incrementAndGet();
+        log.debug("{} closing: no complete request head within {} s", ctx.channel(), vhost.headTimeoutSeconds());
+        ctx.close();
     }
 
     /** Stops the connection's handling, and closes once everything written so far has gone out. */

@@ -47,15 +47,8 @@ public final class VhostListeners implements AutoCloseable {
         try {
             if (httpPort != 0) {
                 LoopAffinity affinity = new LoopAffinity(group);
-                bound.listeners.add(bind(group, address, httpPort, backlog, affinity, new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        publicConns.add(ch);
-                        ConnectionLog.install(ch);
-                        ProxyHeaderGate.install(ch.pipeline(), trust);
-                        HttpVhostHandler.install(ch.pipeline(), settings, "http", affinity);
-                    }
-                }));
+                bound.listeners.add(bind(group, address, httpPort, backlog, affinity,
+                        new HttpVhostInitializer(settings, affinity, publicConns, trust)));
                 log.info("vhost HTTP port listening on {}", bound.listeners.get(bound.listeners.size() - 1).localAddress());
             }
             if (httpsPort != 0) {

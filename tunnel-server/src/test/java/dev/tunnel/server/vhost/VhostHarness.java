@@ -131,7 +131,7 @@ final class VhostHarness implements AutoCloseable {
         ch.freezeTime(); // timeouts run when a test advances the clock
         publicChannels.add(ch);
         active = ch;
-        HttpVhostHandler.install(ch.pipeline(), settings, "http", null, scanPlainHeads);
+        HttpVhostInitializer.addHandlers(ch.pipeline(), settings, "http", null, scanPlainHeads);
         return ch;
     }
 
