@@ -10,8 +10,10 @@ import org.slf4j.LoggerFactory;
  * The round trip of the session's connection, from its pings: a smoothed value for dashboards,
  * and the {@link PathDelay} (base delay, queue standing in the path) that {@link WindowControl}
  * sizes windows by. While streams carry data it pings every {@link #BUSY_PROBE_MILLIS}, so that
- * window control sees a queue build within a few round trips; idle, it looks once per
- * {@link #IDLE_PROBE_MILLIS}.
+ * window control sees a queue build within a few round trips; once no stream has carried data for
+ * {@link #QUIET_PROBES} periods in a row it is idle, and looks once per {@link #IDLE_PROBE_MILLIS}.
+ * (A busy stream's frames are up to a frame's size apart: at a few MB/s, one period in two may
+ * carry none.)
  *
  * <p>Threading: written on the session's event loop; {@link #rttNanos()} and
  * {@link #minRttNanos()} may be read from any thread.
@@ -20,6 +22,8 @@ final class RttProbe {
     private static final Logger log = LoggerFactory.getLogger(MuxSession.class);
     static final long IDLE_PROBE_MILLIS = 1000;
     static final long BUSY_PROBE_MILLIS = 10;
+    /** Periods without data after which the session counts as idle. */
+    static final int QUIET_PROBES = 10;
     private static final long MAX_SAMPLE_NANOS = TimeUnit.MINUTES.toNanos(2);
 
     private final Runnable ping;
@@ -27,6 +31,8 @@ final class RttProbe {
     private Channel channel;
     private ScheduledFuture<?> timer;
     private boolean carriedData;
+    /** Busy periods in a row that carried no data. */
+    private int quietProbes = QUIET_PROBES;
     private volatile long rttNanos;
 
     /** @param ping sends one ping through the session */
@@ -54,9 +60,10 @@ final class RttProbe {
         if (!channel.isActive()) {
             return;
         }
-        boolean busy = carriedData;
+        quietProbes = carriedData ? 0 : Math.min(QUIET_PROBES, quietProbes + 1);
+        carriedData = false;
+        boolean busy = quietProbes < QUIET_PROBES;
         if (busy) {
-            carriedData = false;
             ping.run();
         }
         timer = channel.eventLoop().schedule(this::probe, busy ? BUSY_PROBE_MILLIS : IDLE_PROBE_MILLIS,

@@ -15,7 +15,12 @@ package dev.tunnel.protocol.mux;
  * queue near a few milliseconds, whatever the number of streams. A stream whose consumer is
  * slower than the path gets what its rate needs, not more. On a path shorter than the floor
  * (loopback) the window is {@link WindowGain#START} x maxRate x the floor, whatever the gain.
- * {@link ReceiveWindow} applies the result within its floor, its maximum and its budget.
+ * {@link ReceiveWindow} applies the result within its floor, its maximum and its budget. A round
+ * whose rate no longer grows (at most {@link #GROWING} x the rounds before) and whose bytes in
+ * flight (rate x the latest RTT) were at least {@link #LIMITED_SHARE} of the window was bound by
+ * the window, and says so to the {@link WindowGain}, which grows only then: while the rate still
+ * grows round over round the windows grow with it, and a gain grown then as well would overshoot
+ * once the link is full.
  *
  * <h3>Invariant</h3>
  * After a round the window is what the measured rate pays for: maxRate x max(gain x minRTT,
@@ -28,6 +33,14 @@ final class WindowControl {
     static final long RTT_FLOOR_NANOS = 2_000_000L;
     /** Rounds the maximum rate, and the rate's growth, are taken over. */
     static final int RATE_ROUNDS = 4;
+    /**
+     * Part of the window a round's bytes in flight must fill for the window to count as what bound
+     * the rate: a window-bound stream fills all of it but the credit not yet returned, while one
+     * whose consumer sets the pace fills about 1 / gain of it.
+     */
+    static final double LIMITED_SHARE = 0.75;
+    /** A round's rate above this multiple of the rounds before is still growing. */
+    static final double GROWING = 1.1;
     /** What {@link #onConsumed} returns when it decided nothing. */
     static final int NO_CHANGE = -1;
 
@@ -57,7 +70,11 @@ final class WindowControl {
         long rtt = Math.max(minRtt, RTT_FLOOR_NANOS);
         long elapsed = nowNanos - roundStartNanos;
         if (elapsed >= rtt) {
+            double before = maxRate();
             endRound(elapsed);
+            if (rate <= GROWING * before && rate * (minRtt + delay.queueDelayNanos()) >= LIMITED_SHARE * window) {
+                delay.gain().windowLimited(nowNanos);
+            }
             roundStartNanos = nowNanos;
             roundBytes = 0;
         }
@@ -76,11 +93,16 @@ final class WindowControl {
     }
 
     private int decide(double gain, long minRtt) {
-        double maxRate = 0;
-        for (double r : rates) {
-            maxRate = Math.max(maxRate, r);
-        }
         double reach = Math.max(gain * minRtt, WindowGain.START * RTT_FLOOR_NANOS);
-        return (int) Math.min(Integer.MAX_VALUE, maxRate * reach);
+        return (int) Math.min(Integer.MAX_VALUE, maxRate() * reach);
+    }
+
+    /** The largest delivery rate of the last {@link #RATE_ROUNDS} rounds. */
+    private double maxRate() {
+        double max = 0;
+        for (double r : rates) {
+            max = Math.max(max, r);
+        }
+        return max;
     }
 }

@@ -16,7 +16,11 @@ import java.util.Arrays;
  * standing hold about q x rate bytes more than the path needs; lowering the gain by q / minRTT
  * takes exactly those out. So each round moves the gain by a part ({@link #DOWN_RESPONSE},
  * {@link #UP_RESPONSE}) of (target - standing queue) / minRTT, by at most {@link #MAX_STEP},
- * within [{@link #MIN}, {@link #MAX}].
+ * within [{@link #MIN}, {@link #MAX}]. The gain grows only while a stream's rate is bound by its
+ * window ({@link #windowLimited}, reported by {@link WindowControl}): an empty queue behind streams
+ * that have no more to send, or a consumer slower than the path, says nothing about how far windows
+ * should reach (as TCP's congestion window validation, RFC 7661, grows no window an application
+ * does not fill), and a gain grown then would let the next download stand a long queue.
  *
  * <p>The gain is learned, not fixed, because the loop a window must cover is longer than a
  * ping's round trip by what the path does not show: credit held back for batching
@@ -63,6 +67,9 @@ final class WindowGain {
     /** The smallest queueing delay of each of the last rounds. */
     private final long[] minima = new long[FILTER_ROUNDS];
     private int next;
+    /** Whether a stream reported that its window bound its rate, and when it last did. */
+    private boolean limited;
+    private long limitedNanos;
 
     WindowGain() {
         this(Long.getLong("tunnel.queueTargetMicros", DEFAULT_TARGET_NANOS / 1000) * 1000);
@@ -87,10 +94,19 @@ final class WindowGain {
             standing = Math.min(standing, m);
         }
         double error = (double) (targetNanos - standing) / round;
+        if (error > 0 && !(limited && nowNanos - limitedNanos <= 2 * round)) {
+            error = 0; // no stream wanted more window: nothing says the gain is too small
+        }
         double step = Math.max(-MAX_STEP, Math.min(MAX_STEP, (error > 0 ? UP_RESPONSE : DOWN_RESPONSE) * error));
         gain = Math.max(MIN, Math.min(MAX, gain + step));
         roundStartNanos = nowNanos;
         roundMinQueueNanos = Long.MAX_VALUE;
+    }
+
+    /** A stream's rate over its last round was bound by its window: a queue under the target may grow the gain. */
+    void windowLimited(long nowNanos) {
+        limited = true;
+        limitedNanos = nowNanos;
     }
 
     double gain() {

@@ -80,6 +80,34 @@ class ReceiveWindowTest {
         assertThat(w.window()).isBetween(100_000, (int) (WindowGain.MAX * 100_000) + 16 * 1024);
     }
 
+    /**
+     * A consumer slower than the path leaves it without a queue; that says nothing about the
+     * gain, which holds, so that the session's next fast download does not start with windows
+     * far beyond what it needs.
+     */
+    @Test
+    void aConsumerSlowerThanThePathLeavesTheSessionsGainAlone() {
+        ReceiveWindow w = new ReceiveWindow(16 * 1024, 16 * 1024, 16 << 20, T0);
+        PathDelay delay = path(100 * MS);
+        long now = T0;
+        for (int round = 0; round < 50; round++) {
+            now = round(w, delay, now, 100 * MS, 100_000, 100 * MS);
+        }
+        assertThat(delay.gain().gain()).isEqualTo(WindowGain.START);
+    }
+
+    /** A stream that fills its window every round, at a rate that no longer grows, on a path without a queue: the gain grows. */
+    @Test
+    void aStreamBoundByItsWindowOnAnEmptyPathGrowsTheGain() {
+        ReceiveWindow w = new ReceiveWindow(1 << 20, 1 << 20, 1 << 20, T0);
+        PathDelay delay = path(100 * MS);
+        long now = T0;
+        for (int round = 0; round < 10; round++) {
+            now = round(w, delay, now, 100 * MS, w.window(), 100 * MS);
+        }
+        assertThat(delay.gain().gain()).isGreaterThan(WindowGain.START);
+    }
+
     /** A window of 4 MiB for a stream that gets 10 MB/s on a 100 ms path: it shrinks to at most the largest gain x rate x min RTT. */
     @Test
     void aWindowLargerThanItsRateNeedsShrinksToGainTimesRateTimesMinRtt() {

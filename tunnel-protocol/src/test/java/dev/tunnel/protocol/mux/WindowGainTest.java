@@ -24,10 +24,27 @@ class WindowGainTest {
     }
 
     @Test
-    void aPathWithoutQueueRaisesTheGainToItsMaximum() {
+    void aPathWithoutQueueRaisesTheGainToItsMaximumWhileAStreamIsBoundByItsWindow() {
         WindowGain gain = new WindowGain(TARGET);
         rounds(gain, 0, 200, 0);
         assertThat(gain.gain()).isEqualTo(WindowGain.MAX);
+    }
+
+    /**
+     * Streams that do not fill their windows (small requests, a slow consumer) leave the path
+     * empty: that holds the gain, so the next download does not start with windows far too big.
+     */
+    @Test
+    void anEmptyQueueBehindStreamsThatDoNotFillTheirWindowsHoldsTheGain() {
+        WindowGain gain = new WindowGain(TARGET);
+        long now = 0;
+        for (int ping = 0; ping < 200 * 8; ping++) {
+            now += RTT / 8;
+            gain.onSample(0, RTT, now);
+        }
+        assertThat(gain.gain()).isEqualTo(WindowGain.START);
+        rounds(gain, now, 1, 0);
+        assertThat(gain.gain()).isGreaterThan(WindowGain.START);
     }
 
     /** Windows holding 20 ms too much: the gain drops by part of 20 / 80, at most a step a round. */
@@ -67,11 +84,15 @@ class WindowGainTest {
         assertThat(gain.gain()).isGreaterThanOrEqualTo(WindowGain.START);
     }
 
-    /** {@code count} rounds of one base RTT, each with eight pings that all see {@code queue}. */
+    /**
+     * {@code count} rounds of one base RTT, each with eight pings that all see {@code queue},
+     * behind a stream bound by its window.
+     */
     private static long rounds(WindowGain gain, long now, int count, long queue) {
         for (int round = 0; round < count; round++) {
             for (int ping = 0; ping < 8; ping++) {
                 now += RTT / 8;
+                gain.windowLimited(now);
                 gain.onSample(queue, RTT, now);
             }
         }
