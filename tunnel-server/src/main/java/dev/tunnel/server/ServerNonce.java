@@ -50,11 +50,24 @@ final class ServerNonce {
 
     /** Sends the preface and a fresh challenge, unless the client answered an issued nonce or was greeted already. */
     void greet(ChannelHandlerContext ctx) {
+        if (writeGreeting(ctx)) {
+            ctx.flush();
+        }
+    }
+
+    /**
+     * {@link #greet} without the flush, for a caller that writes more behind it (the PAKE
+     * challenge goes out in the same TLS record).
+     *
+     * @return whether anything was written
+     */
+    boolean writeGreeting(ChannelHandlerContext ctx) {
         if (answeredAhead || prefaceWritten) {
-            return;
+            return false;
         }
         writePreface(ctx);
-        ctx.writeAndFlush(new ControlFrame(new Challenge(issue())));
+        ctx.write(new ControlFrame(new Challenge(issue())));
+        return true;
     }
 
     /**

@@ -110,7 +110,7 @@ final class ServerPakeHandler extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * Answers the hello: sends the greeting (unless sent) and the PAKE challenge with {@code Y}
+     * Answers the hello: sends the greeting (unless sent) and the PAKE challenge in one flush, with {@code Y}
      * from a precomputed scalar (or one computed here, a fixed-base multiplication, when none is
      * ready), then computes {@code V} while the challenge travels and the client computes, and
      * {@code Z} too when the hello carried the client's share for this account's salt.
@@ -120,7 +120,7 @@ final class ServerPakeHandler extends ChannelInboundHandlerAdapter {
         account = found != null && found.verifier() != null ? found : null;
         TokenVerifier verifier = account != null ? account.verifier() : credentials.decoy(hello.user());
         server = PakeServer.start(verifier, worker.serverEphemerals().take());
-        greeting.greet(ctx);
+        greeting.writeGreeting(ctx); // flushed with the PAKE challenge: one TLS record, one read for the client
         ctx.writeAndFlush(new ControlFrame(new PakeChallenge(server.salt(), server.serverShare())));
         server.prepare();
         if (!hello.clientShare().isEmpty() && hello.salt().equals(server.salt())) {

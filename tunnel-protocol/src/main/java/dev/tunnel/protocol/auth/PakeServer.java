@@ -8,7 +8,8 @@ import org.bouncycastle.math.ec.ECPoint;
  * The server's (the verifier's) half of one SPAKE2+ login (RFC 9383, {@link PakeSuite}), holding
  * only the account's {@link TokenVerifier}: {@link #start} takes a single-use {@code y} with
  * {@code y·P} (precomputed, {@link Ephemerals}) and computes {@code Y = y·P + w0·N}, one point
- * addition; {@link #prepare} computes {@code V = y·L}, which needs nothing from the client, so the
+ * addition; {@link #prepare} computes {@code V = y·L} with the verifier's comb table of {@code L}
+ * (a fixed-base multiplication), which needs nothing from the client, so the
  * server can compute it while the client computes its own values; {@link #agree} takes the
  * client's {@code X} and computes {@code Z = y·(X - w0·M)}, one multiplication.
  *
@@ -49,10 +50,10 @@ public final class PakeServer {
         return serverShare;
     }
 
-    /** Computes {@code V = y·L} ahead of {@link #agree} (one multiplication); idempotent. */
+    /** Computes {@code V = y·L} ahead of {@link #agree} (a fixed-base multiplication, {@link TokenVerifier}); idempotent. */
     public void prepare() {
         if (v == null) {
-            v = PakeSuite.nonIdentity(verifier.l().multiply(y), "V");
+            v = PakeSuite.nonIdentity(verifier.timesL(y), "V");
         }
     }
 

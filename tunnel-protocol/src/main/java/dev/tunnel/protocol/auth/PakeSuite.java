@@ -13,6 +13,7 @@ import org.bouncycastle.crypto.params.KeyParameter;
 import org.bouncycastle.math.ec.ECCurve;
 import org.bouncycastle.math.ec.ECPoint;
 import org.bouncycastle.math.ec.FixedPointCombMultiplier;
+import org.bouncycastle.math.ec.FixedPointUtil;
 import org.bouncycastle.util.BigIntegers;
 
 /**
@@ -67,7 +68,23 @@ final class PakeSuite {
 
     /** {@code k·G}, normalized. */
     static ECPoint base(BigInteger k) {
-        return BASE.multiply(G, k).normalize();
+        return fixed(G, k);
+    }
+
+    /**
+     * {@code p} with a comb table of its multiples attached (BouncyCastle's
+     * {@code FixedPointUtil.precompute}: about two multiplications' work, and 64 points held with
+     * it), so that {@link #fixed} multiplies it in about half the time of a plain multiplication.
+     * For points that recur: a verifier's {@code L}.
+     */
+    static ECPoint precomputeFixed(ECPoint p) {
+        FixedPointUtil.precompute(p);
+        return p;
+    }
+
+    /** {@code k·p} with the comb table of {@code p} (computed here, once, if it has none), normalized. */
+    static ECPoint fixed(ECPoint p, BigInteger k) {
+        return BASE.multiply(p, k).normalize();
     }
 
     static ECCurve curve() {

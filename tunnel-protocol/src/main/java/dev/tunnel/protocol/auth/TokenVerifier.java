@@ -13,8 +13,11 @@ import org.bouncycastle.math.ec.ECPoint;
  * PAKE login but not log in itself: a client must prove {@code w1}, which the verifier holds only
  * as {@code L}. It is not a secret in the sense a token is, yet whoever holds it can test token
  * guesses offline (one PBKDF2 each, as against any password hash), so it is never logged and
- * {@link #toString()} leaves it out. Also holds {@code w0·M} and {@code w0·N}, computed once, so a
- * login costs the server no multiplication for them. Immutable.
+ * {@link #toString()} leaves it out. Also holds {@code w0·M}, {@code w0·N} and a comb table of
+ * {@code L} ({@link PakeSuite#precomputeFixed}), computed once, so a login costs the server no
+ * multiplication for the first two and a fixed-base one for {@code V = y·L}; the decoys made of a
+ * verifier ({@link #decoy}) share all three, so a hello for a user with no account costs the
+ * server what any other costs. Immutable.
  */
 public final class TokenVerifier {
     /** Salt length in bytes for {@link #create}. */
@@ -27,11 +30,16 @@ public final class TokenVerifier {
     private final ECPoint w0n;
 
     private TokenVerifier(byte[] salt, BigInteger w0, ECPoint l) {
+        this(salt, w0, PakeSuite.precomputeFixed(l), PakeSuite.M.multiply(w0).normalize(),
+                PakeSuite.N.multiply(w0).normalize());
+    }
+
+    private TokenVerifier(byte[] salt, BigInteger w0, ECPoint l, ECPoint w0m, ECPoint w0n) {
         this.salt = salt;
         this.w0 = w0;
         this.l = l;
-        this.w0m = PakeSuite.M.multiply(w0).normalize();
-        this.w0n = PakeSuite.N.multiply(w0).normalize();
+        this.w0m = w0m;
+        this.w0n = w0n;
     }
 
     /** A verifier of {@code token} with a fresh random salt (one PBKDF2, a few ms). */
@@ -100,7 +108,7 @@ public final class TokenVerifier {
      * for a user it does not have with one, so that the answer looks like any other.
      */
     public TokenVerifier decoy(byte[] otherSalt) {
-        return new TokenVerifier(otherSalt.clone(), w0, l);
+        return new TokenVerifier(otherSalt.clone(), w0, l, w0m, w0n);
     }
 
     /** {@code spake2plus-p256-sha256:<salt base64>:<w0 base64>:<L base64>}. */
@@ -121,6 +129,11 @@ public final class TokenVerifier {
 
     ECPoint l() {
         return l;
+    }
+
+    /** {@code k·L} with the comb table computed with this verifier. */
+    ECPoint timesL(BigInteger k) {
+        return PakeSuite.fixed(l, k);
     }
 
     ECPoint w0m() {

@@ -1,5 +1,6 @@
 package dev.tunnel.protocol.auth;
 
+import java.math.BigInteger;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -126,6 +127,22 @@ class PakeLoginTest {
         assertThat(verifier.toString()).doesNotContain(text.split(":")[1]).doesNotContain(text.split(":")[2])
                 .doesNotContain(text.split(":")[3]);
         assertThat(TokenVerifier.create(TOKEN).format()).isNotEqualTo(text); // a fresh salt each time
+    }
+
+    @Test
+    void aDecoyReusesItsVerifiersPrecomputedPointsYetMatchesNoTokenAndGivesAnotherSalt() {
+        TokenVerifier verifier = TokenVerifier.create(TOKEN);
+        TokenVerifier decoy = verifier.decoy(new byte[TokenVerifier.SALT_BYTES]);
+
+        // the points computed once per verifier (w0·M, w0·N, L with its comb table) are shared, not recomputed
+        assertThat(decoy.w0m()).isSameAs(verifier.w0m());
+        assertThat(decoy.w0n()).isSameAs(verifier.w0n());
+        assertThat(decoy.l()).isSameAs(verifier.l());
+        assertThat(decoy.saltText()).isNotEqualTo(verifier.saltText());
+        assertThat(decoy.matches(TOKEN)).isFalse();
+        // V with the comb table of L is y·L as a plain multiplication computes it
+        BigInteger y = PakeSuite.randomScalar();
+        assertThat(verifier.timesL(y)).isEqualTo(verifier.l().multiply(y).normalize());
     }
 
     @Test
