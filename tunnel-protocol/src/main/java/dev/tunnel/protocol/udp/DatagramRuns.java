@@ -149,7 +149,12 @@ final class DatagramRuns {
     }
 
     private void sent(ChannelFuture f, int datagrams, InetSocketAddress peer) {
-        if (f.isSuccess() || !unsupported(f.cause())) {
+        if (f.isSuccess()) {
+            return;
+        }
+        if (!unsupported(f.cause())) {
+            // as for a single datagram: an ICMP error or a failed send concerns these datagrams, not the socket
+            log.debug("{} {} datagrams to {}: {}", f.channel(), datagrams, peer, f.cause().toString());
             return;
         }
         Object dropPeer = peer != null ? peer : f.channel().remoteAddress();
