@@ -67,6 +67,15 @@ public final class PakeWorker {
         return clientEphemerals;
     }
 
+    /**
+     * Where a login offers a computation that its own thread also computes if no worker thread
+     * has started it ({@link Offered}): a saturated worker refuses it at once
+     * ({@link RejectedExecutionException}).
+     */
+    public Executor helper() {
+        return executor;
+    }
+
     /** Runs {@code task} on a worker thread; the future completes on {@code loop}. */
     public <T> Future<T> submit(EventExecutor loop, Callable<T> task) {
         Promise<T> promise = loop.newPromise();
