@@ -13,7 +13,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Where the PAKE login's slow parts run (too long for an event loop that carries other sessions'
- * bytes): the client's PBKDF2 for an account it has not met, and the refills of {@link Ephemerals}: at most {@link #THREADS} daemon threads, and at most
+ * bytes): the client's PBKDF2 for an account it has not met, and the refills of {@link Ephemerals};
+ * and where a login offers a multiplication to run on another core ({@link #helper()}): at most
+ * {@link #THREADS} daemon threads, and at most
  * {@link #MAX_QUEUED} computations waiting, so a flood of logins costs bounded memory and CPU; one
  * beyond is refused at once ({@link RejectedExecutionException} in the future). The answer comes
  * back on the event loop that asked.
