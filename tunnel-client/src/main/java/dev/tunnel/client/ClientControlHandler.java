@@ -185,7 +185,7 @@ final class ClientControlHandler extends ChannelInboundHandlerAdapter {
         if (loggedIn || !prefaceSeen) {
             throw new ProtocolException("unexpected login result");
         }
-        exchange.resultArrived();
+        exchange.resultArrived(ctx.executor());
         if (!result.ok()) {
             failure = "server refused login: " + result.error()
                     + (loginSent ? " (this client saw " + exchange.describeSeen() + ")" : "");

@@ -21,6 +21,7 @@ import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.RejectedExecutionException;
 import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
@@ -30,7 +31,8 @@ import javax.net.ssl.SSLPeerUnverifiedException;
  * accepted. The PAKE login first sends a {@link PakeHello} (the user), takes the server's
  * {@link PakeChallenge} (salt, {@code Y}), and sends its {@link PakeShare} ({@code X}) and the
  * login proven with the secret they agree; its two elliptic-curve multiplications run on the
- * loop, but the PBKDF2 of a salt this process has not met runs on the {@link PakeWorker}.
+ * loop, the second offered to the {@link PakeWorker} to run alongside on another core
+ * ({@link PakeClient#finish}); the PBKDF2 of a salt this process has not met runs on the worker.
  * One instance per connection.
  *
  * <p>Threading: the connection's event loop; the futures it returns complete there.
@@ -86,7 +88,7 @@ final class LoginExchange {
      */
     PakeHello hello(String server) {
         this.server = server;
-        pakeClient = PakeClient.start(credentials.token(), worker.clientEphemerals().take());
+        pakeClient = PakeClient.start(credentials.token(), worker.clientEphemerals().take(), worker.helper());
         String early = pakeClient.early(server, credentials.user());
         return new PakeHello(credentials.user(), pakeClient.earlySalt(), early);
     }
@@ -162,12 +164,17 @@ final class LoginExchange {
 
     /**
      * A login result arrived: the hello was answered (if one was sent), and the next login's
-     * scalar can be computed without slowing this one.
+     * scalar can be computed without slowing this one: on the worker, asked by a task of
+     * {@code loop} that runs once the result has been handled.
      */
-    void resultArrived() {
+    void resultArrived(EventExecutor loop) {
         helloAnswered = true;
         if (pakeClient != null) {
-            worker.clientEphemerals().refill();
+            try {
+                loop.execute(() -> worker.clientEphemerals().refill());
+            } catch (RejectedExecutionException e) {
+                // the client is closing: no next login to compute for
+            }
         }
     }
 

@@ -15,23 +15,28 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.AttributeKey;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * The server's half of the PAKE login on one tunnel connection (docs/security.md), in front of
  * the handlers that take the connection's first message. On {@code PAKE_HELLO} it looks up the
  * account (a decoy verifier for a user with none, so the answer looks the same), computes
  * {@code Y} from a precomputed scalar ({@link Ephemerals}) and sends {@code PAKE_CHALLENGE}, then
- * computes {@code V = y·L} while the client computes its own values, and {@code Z} from the
- * client's {@code X} when the hello carried it for this account's salt (a client that logged in
- * here before), else on {@code PAKE_SHARE}; the {@code LOGIN} right behind it is passed on
+ * offers {@code V = y·L} to the {@link PakeWorker}, to compute while the client computes its own
+ * values, with {@code Z} from the client's {@code X} when the hello carried it for this account's
+ * salt (a client that logged in here before), else computes {@code Z} on {@code PAKE_SHARE}; at
+ * the {@code LOGIN} right behind it, whatever the worker has not started is computed here, and the
+ * login is passed on
  * to {@link ServerControlHandler}, which checks it ({@link LoginAuthenticator#verifyPake}) with
  * what was agreed ({@link #takeAgreed}). The first message that is not part of the PAKE login (a
  * token login, a work connection) is passed on and this handler steps aside. A server with
  * {@code auth.pake = "off"} has none, and the control handler refuses the hello.
  *
- * <p>Threading: the connection's event loop, which runs the login's three elliptic-curve
- * multiplications (about as much as the TLS handshake that came before cost it, once per
- * connection: a second hello is refused); the {@link PakeWorker} refills the precomputed scalars.
+ * <p>Threading: the connection's event loop, which runs the login's elliptic-curve
+ * multiplications the worker did not take (about as much as the TLS handshake that came before
+ * cost it, once per connection: a second hello is refused), and may wait at the login for one the
+ * worker is computing; the {@link PakeWorker} computes what it takes of them, handing the result
+ * back through {@link PakeServer}, and refills the precomputed scalars.
  */
 final class ServerPakeHandler extends ChannelInboundHandlerAdapter {
     /** What the PAKE login agreed on this connection: the hello's user, its account (null: none) and the secret. */
@@ -83,7 +88,7 @@ final class ServerPakeHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         if (frame.message() instanceof PakeShare share) {
-            if (server == null || secret != null) {
+            if (server == null || server.hasEarlyShare() || secret != null) {
                 throw new ProtocolException("an unexpected PAKE share (before the challenge, or after the hello's)");
             }
             try {
@@ -94,6 +99,13 @@ final class ServerPakeHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         if (frame.message() instanceof Login && hello != null) {
+            if (secret == null && server.hasEarlyShare()) {
+                try {
+                    secret = server.agreed();
+                } catch (IllegalArgumentException e) {
+                    throw new ProtocolException("PAKE login: " + e.getMessage());
+                }
+            }
             if (secret == null) {
                 throw new ProtocolException("a PAKE login without the client's PAKE share");
             }
@@ -103,17 +115,28 @@ final class ServerPakeHandler extends ChannelInboundHandlerAdapter {
         ctx.fireChannelRead(msg);
     }
 
-    /** This connection's PAKE login is over (handed on, refused or closed): refill the scalar it may have taken. */
+    /**
+     * This connection's PAKE login is over (handed on, refused or closed): refill the scalar it
+     * may have taken, once the loop has answered the login (a later task), so that the refill
+     * does not take a core while the client waits for the answer.
+     */
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
-        worker.serverEphemerals().refill();
+        try {
+            ctx.executor().execute(() -> worker.serverEphemerals().refill());
+        } catch (RejectedExecutionException e) {
+            worker.serverEphemerals().refill(); // the loop shuts down
+        }
     }
 
     /**
      * Answers the hello: sends the greeting (unless sent) and the PAKE challenge in one flush, with {@code Y}
      * from a precomputed scalar (or one computed here, a fixed-base multiplication, when none is
-     * ready), then computes {@code V} while the challenge travels and the client computes, and
-     * {@code Z} too when the hello carried the client's share for this account's salt.
+     * ready), then offers {@code V}, and {@code Z} too when the hello carried the client's share
+     * for this account's salt, to the worker ({@link PakeServer#prepare(java.util.concurrent.Executor, String)}):
+     * computed there while the challenge travels and the client computes, else here when the
+     * login arrives. The offer is made after the flush: the client's thread, woken by it, is
+     * ahead of the worker's for a core.
      */
     private void challenge(ChannelHandlerContext ctx) {
         Credentials.Account found = credentials.find(hello.user());
@@ -122,13 +145,11 @@ final class ServerPakeHandler extends ChannelInboundHandlerAdapter {
         server = PakeServer.start(verifier, worker.serverEphemerals().take());
         greeting.writeGreeting(ctx); // flushed with the PAKE challenge: one TLS record, one read for the client
         ctx.writeAndFlush(new ControlFrame(new PakeChallenge(server.salt(), server.serverShare())));
-        server.prepare();
-        if (!hello.clientShare().isEmpty() && hello.salt().equals(server.salt())) {
-            try {
-                secret = server.agree(hello.clientShare());
-            } catch (IllegalArgumentException e) {
-                throw new ProtocolException("PAKE login: " + e.getMessage());
-            }
+        boolean early = !hello.clientShare().isEmpty() && hello.salt().equals(server.salt());
+        try {
+            server.prepare(worker.helper(), early ? hello.clientShare() : "");
+        } catch (IllegalArgumentException e) {
+            throw new ProtocolException("PAKE login: " + e.getMessage());
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.tunnel.protocol.auth;
 
 import dev.tunnel.protocol.auth.Ephemerals.Ephemeral;
+import java.util.concurrent.Executor;
 import org.bouncycastle.math.ec.ECPoint;
 
 /**
@@ -10,35 +11,49 @@ import org.bouncycastle.math.ec.ECPoint;
  * server gave last time ({@link KnownSalts}) and its secrets are in memory (one point addition);
  * {@link #finish} takes the server's salt and {@code Y} and computes {@code X} (unless the early
  * one was for that salt), {@code Z = x·(Y - w0·N)} and {@code V = w1·(Y - w0·N)}: two
- * variable-base multiplications, plus the PBKDF2 of {@code w0}, {@code w1} the first time this
+ * variable-base multiplications of one point ({@code V} is {@link Offered} to a helper thread, so
+ * that the two can run on two cores), plus the PBKDF2 of {@code w0}, {@code w1} the first time this
  * process meets the salt ({@link ProverSecrets}). An early {@code X} for another salt is never
  * followed by a second {@code X} from the same {@code x} (the two would differ by a known
  * multiple of {@code M}, a test for token guesses): a fresh {@code x} is drawn.
  *
  * <p>Threading: {@link #start} and {@link #finish} may run on any thread, one after the other
- * (the instance is handed from one to the next through a future); the instance is used once.
+ * (the instance is handed from one to the next through a future); the instance is used once. The
+ * helper that {@link #finish} offers {@code V} to writes nothing of this instance: its one result
+ * comes back through {@link Offered}; BouncyCastle builds the point's wNAF table, which both
+ * multiplications use, under a lock on the point.
  */
 public final class PakeClient {
     private final String token;
+    private final Executor helper;
     private Ephemeral x;
     private String clientShare;
     /** The salt of the early {@code X}, or null when the hello carried none. */
     private String earlySalt;
     private ECPoint earlyShare;
 
-    private PakeClient(String token, Ephemeral x) {
+    private PakeClient(String token, Ephemeral x, Executor helper) {
         this.token = token;
         this.x = x;
+        this.helper = helper;
     }
 
-    /** This login's secret scalar and {@code x·P} from {@code ephemeral}, which must never have been used. */
+    /**
+     * This login's secret scalar and {@code x·P} from {@code ephemeral}, which must never have been
+     * used; {@link #finish} offers {@code V} to {@code helper} ({@link PakeWorker#helper()}).
+     */
+    public static PakeClient start(String token, Ephemeral ephemeral, Executor helper) {
+        return new PakeClient(token, ephemeral, helper);
+    }
+
+    /** {@link #start(String, Ephemeral, Executor)} computing everything on the calling thread. */
     public static PakeClient start(String token, Ephemeral ephemeral) {
-        return new PakeClient(token, ephemeral);
+        return new PakeClient(token, ephemeral, Runnable::run);
     }
 
     /** Picks this login's secret scalar. */
     public static PakeClient start(String token) {
-        return new PakeClient(token, Ephemeral.fresh());
+        return start(token, Ephemeral.fresh());
     }
 
     /**
@@ -105,10 +120,10 @@ public final class PakeClient {
 
     private PakeSecret finish(ProverSecrets w, ECPoint y, ECPoint shareP) {
         ECPoint t = PakeSuite.nonIdentity(y.subtract(w.w0n), "the server's share less w0·N");
-        ECPoint z = t.multiply(x.scalar);
-        ECPoint v = t.multiply(w.w1);
+        Offered<ECPoint> v = Offered.offer(() -> PakeSuite.nonIdentity(t.multiply(w.w1), "V"), helper);
+        ECPoint z = PakeSuite.nonIdentity(t.multiply(x.scalar), "Z");
         clientShare = PakeSuite.encode(shareP);
-        return new PakeSecret(shareP, y, PakeSuite.nonIdentity(z, "Z"), PakeSuite.nonIdentity(v, "V"), w.w0Bytes);
+        return new PakeSecret(shareP, y, z, v.get(), w.w0Bytes);
     }
 
     /** {@code X}, base64, once {@link #finish} ran. */

@@ -2,26 +2,35 @@ package dev.tunnel.protocol.auth;
 
 import dev.tunnel.protocol.auth.Ephemerals.Ephemeral;
 import java.math.BigInteger;
+import java.util.concurrent.Executor;
 import org.bouncycastle.math.ec.ECPoint;
 
 /**
  * The server's (the verifier's) half of one SPAKE2+ login (RFC 9383, {@link PakeSuite}), holding
  * only the account's {@link TokenVerifier}: {@link #start} takes a single-use {@code y} with
  * {@code y·P} (precomputed, {@link Ephemerals}) and computes {@code Y = y·P + w0·N}, one point
- * addition; {@link #prepare} computes {@code V = y·L} with the verifier's comb table of {@code L}
- * (a fixed-base multiplication), which needs nothing from the client, so the
- * server can compute it while the client computes its own values; {@link #agree} takes the
- * client's {@code X} and computes {@code Z = y·(X - w0·M)}, one multiplication.
+ * addition; {@link #prepare} offers {@code V = y·L} (a fixed-base multiplication with the
+ * verifier's comb table of {@code L}), and {@code Z} when the hello carried the client's
+ * {@code X}, to a helper thread, so that they are computed while the challenge travels and the
+ * client computes its own values, on a core the client's thread is not waiting for;
+ * {@link #agree} takes the client's {@code X} and computes {@code Z = y·(X - w0·M)}, one
+ * multiplication, and {@link #agreed} the secret for the hello's {@code X}; both compute what no
+ * helper has started ({@link Offered}).
  *
  * <p>Threading: the methods may run on any thread, one after the other (handed on through a
- * future or on one event loop); the instance is used once.
+ * future or on one event loop); the instance is used once. The helper writes nothing of it: it
+ * computes from the scalar, the verifier and the client's point, and its result comes back
+ * through {@link Offered}.
  */
 public final class PakeServer {
     private final TokenVerifier verifier;
     private final BigInteger y;
     private final ECPoint shareV;
     private final String serverShare;
-    private ECPoint v;
+    /** {@code V} and, for the hello's {@code X}, {@code Z}; null before {@link #prepare}. */
+    private Offered<ECPoint[]> prepared;
+    /** The hello's {@code X}, or null. */
+    private ECPoint earlyShare;
 
     private PakeServer(TokenVerifier verifier, Ephemeral ephemeral) {
         this.verifier = verifier;
@@ -50,11 +59,29 @@ public final class PakeServer {
         return serverShare;
     }
 
-    /** Computes {@code V = y·L} ahead of {@link #agree} (a fixed-base multiplication, {@link TokenVerifier}); idempotent. */
+    /** Computes {@code V = y·L} ahead of {@link #agree} (a fixed-base multiplication, {@link TokenVerifier}) on this thread. */
     public void prepare() {
-        if (v == null) {
-            v = PakeSuite.nonIdentity(verifier.timesL(y), "V");
+        prepare(Runnable::run, "");
+    }
+
+    /**
+     * Offers {@code V = y·L} to {@code helper}, with {@code Z} for {@code earlyClientShare}
+     * ({@code X} from the hello, then {@link #agreed} is the secret) unless it is empty; once.
+     *
+     * @throws IllegalArgumentException when {@code X} is malformed, off the curve, or
+     *                                  {@code X - w0·M} is the identity
+     */
+    public void prepare(Executor helper, String earlyClientShare) {
+        if (prepared != null) {
+            throw new IllegalStateException("prepared already");
         }
+        ECPoint t = null;
+        if (!earlyClientShare.isEmpty()) {
+            earlyShare = PakeSuite.decode(earlyClientShare, "the client's share");
+            t = lessW0M(earlyShare);
+        }
+        ECPoint early = t;
+        prepared = Offered.offer(() -> new ECPoint[] {v(), early == null ? null : z(early)}, helper);
     }
 
     /**
@@ -68,10 +95,47 @@ public final class PakeServer {
     }
 
     PakeSecret agree(ECPoint shareP) {
-        ECPoint t = PakeSuite.nonIdentity(shareP.subtract(verifier.w0m()), "the client's share less w0·M");
-        ECPoint z = PakeSuite.nonIdentity(t.multiply(y), "Z");
-        prepare();
+        if (earlyShare != null) {
+            throw new IllegalStateException("the hello's X was agreed on");
+        }
+        ECPoint z = z(lessW0M(shareP));
+        ECPoint v = prepared == null ? v() : prepared.get()[0];
         return new PakeSecret(shareP, shareV, z, v, PakeSuite.scalarBytes(verifier.w0()));
+    }
+
+    /**
+     * The secret agreed with the {@code X} the hello carried ({@link #prepare(Executor, String)}).
+     *
+     * @throws IllegalArgumentException when {@code Z} is the identity
+     */
+    public PakeSecret agreed() {
+        if (earlyShare == null) {
+            throw new IllegalStateException("no X from the hello");
+        }
+        ECPoint[] vz = prepared.get();
+        return new PakeSecret(earlyShare, shareV, vz[1], vz[0], PakeSuite.scalarBytes(verifier.w0()));
+    }
+
+    /** Whether the hello's {@code X} was taken ({@link #agreed} then gives the secret). */
+    public boolean hasEarlyShare() {
+        return earlyShare != null;
+    }
+
+    /** Whether a helper thread computed {@code V}, for tests (once the secret was agreed). */
+    boolean preparedByHelper() {
+        return prepared != null && prepared.byHelper();
+    }
+
+    private ECPoint lessW0M(ECPoint shareP) {
+        return PakeSuite.nonIdentity(shareP.subtract(verifier.w0m()), "the client's share less w0·M");
+    }
+
+    private ECPoint z(ECPoint t) {
+        return PakeSuite.nonIdentity(t.multiply(y), "Z");
+    }
+
+    private ECPoint v() {
+        return PakeSuite.nonIdentity(verifier.timesL(y), "V");
     }
 
     @Override

@@ -13,7 +13,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Where the PAKE login's slow parts run (too long for an event loop that carries other sessions'
- * bytes): the client's PBKDF2 for an account it has not met, and the refills of {@link Ephemerals}: at most {@link #THREADS} daemon threads, and at most
+ * bytes): the client's PBKDF2 for an account it has not met, and the refills of {@link Ephemerals};
+ * and where a login offers a multiplication to run on another core ({@link #helper()}): at most
+ * {@link #THREADS} daemon threads, and at most
  * {@link #MAX_QUEUED} computations waiting, so a flood of logins costs bounded memory and CPU; one
  * beyond is refused at once ({@link RejectedExecutionException} in the future). The answer comes
  * back on the event loop that asked.
@@ -65,6 +67,15 @@ public final class PakeWorker {
     /** The client's precomputed scalars {@code x}, refilled on this worker (empty until the first refill). */
     public Ephemerals clientEphemerals() {
         return clientEphemerals;
+    }
+
+    /**
+     * Where a login offers a computation that its own thread also computes if no worker thread
+     * has started it ({@link Offered}): a saturated worker refuses it at once
+     * ({@link RejectedExecutionException}).
+     */
+    public Executor helper() {
+        return executor;
     }
 
     /** Runs {@code task} on a worker thread; the future completes on {@code loop}. */

@@ -9,8 +9,9 @@ import java.net.InetSocketAddress;
 
 /**
  * Sends the datagrams a stream brings out of one UDP socket: decodes each chunk of the stream
- * ({@link DatagramDecoder}), writes every datagram to the socket without a promise of its own,
- * and leaves one flush for the whole read of the tunnel connection ({@link MuxStream#flushLater}).
+ * ({@link DatagramDecoder}), writes every datagram to the socket without a promise of its own
+ * (runs of equal-sized ones as one GSO send where the kernel can: {@link DatagramRuns}), and
+ * leaves one flush for the whole read of the tunnel connection ({@link MuxStream#flushLater}).
  *
  * <h3>Bounds and credit</h3>
  * A datagram is dropped (counted) when the socket's outbound queue is over its high watermark
@@ -21,7 +22,7 @@ import java.net.InetSocketAddress;
  *
  * <h3>Reference counting</h3>
  * {@link #deliver} takes ownership of the chunk; each datagram is released by the socket once
- * sent, or here when dropped. {@link #release()} frees a datagram cut across chunks.
+ * sent (or once copied into a run), or here when dropped. {@link #release()} frees a datagram cut across chunks.
  *
  * <p>Not thread-safe: the socket and the stream share one event loop.
  */
@@ -30,6 +31,8 @@ final class DatagramDelivery {
     private final DatagramDecoder decoder;
     private final UdpDrops drops;
     private final RelayCounter counter;
+    /** Joins runs of equal-sized datagrams into GSO sends; made with the first chunk, once the socket is known. */
+    private DatagramRuns runs;
 
     /** @param counter counts the payload bytes written to the socket */
     DatagramDelivery(MuxStream stream, int maxPacketSize, UdpDrops drops, RelayCounter counter) {
@@ -50,8 +53,12 @@ final class DatagramDelivery {
         Object dropPeer = peer != null ? peer : socket.remoteAddress();
         long oversize = decoder.oversize();
         int[] written = new int[1];
+        if (runs == null) {
+            runs = new DatagramRuns(drops, DatagramRuns.segmentable(socket));
+        }
         decoder.decode(chunk, datagram -> {
             if (!socket.isWritable()) {
+                runs.end(socket, peer);
                 socket.flush(); // one tunnel read can bring more than the watermark: send what is queued first
             }
             if (!socket.isWritable()) {
@@ -60,10 +67,10 @@ final class DatagramDelivery {
                 return;
             }
             counter.written(datagram.readableBytes());
-            // a connected socket takes the bare buffer (epoll and io_uring still batch it into sendmmsg)
-            socket.write(peer != null ? new DatagramPacket(datagram, peer) : datagram, socket.voidPromise());
+            runs.add(socket, datagram, peer);
             written[0]++;
         });
+        runs.end(socket, peer);
         for (long n = decoder.oversize() - oversize; n > 0; n--) {
             drops.drop(UdpDrops.Reason.OVERSIZE, dropPeer);
         }
@@ -77,5 +84,8 @@ final class DatagramDelivery {
     /** Frees a datagram still being assembled; call when the stream ends. */
     void release() {
         decoder.release();
+        if (runs != null) {
+            runs.release();
+        }
     }
 }

@@ -95,6 +95,73 @@ class PakeLoginTest {
     }
 
     @Test
+    void theClientsVAgreesWhetherAHelperThreadComputedItOrTheCallerDid() throws Exception {
+        TokenVerifier verifier = TokenVerifier.create(TOKEN);
+        java.util.List<Runnable> neverRun = new java.util.ArrayList<>();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            for (java.util.concurrent.Executor helper : java.util.List.<java.util.concurrent.Executor>of(
+                    Runnable::run, neverRun::add, pool)) {
+                PakeClient client = PakeClient.start(TOKEN, Ephemerals.Ephemeral.fresh(), helper);
+                PakeServer server = PakeServer.start(verifier);
+                PakeKeys clientKeys = client.finish(server.salt(), server.serverShare()).keys("", sn, cn, SERVER_CERT);
+                PakeKeys serverKeys = server.agree(client.clientShare()).keys("", sn, cn, SERVER_CERT);
+
+                assertThat(serverKeys.clientProven(clientKeys.clientProof())).as("helper %s", helper).isTrue();
+                assertThat(clientKeys.serverProven(serverKeys.serverProof())).isTrue();
+            }
+            assertThat(neverRun).hasSize(1);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void theServersVAndTheHellosZAgreeWhetherTheWorkerOrTheLoopComputedThem() {
+        TokenVerifier verifier = TokenVerifier.create(TOKEN);
+        PakeClient.start(TOKEN).finish(verifier.saltText(), PakeServer.start(verifier).serverShare()); // w0, w1 in memory
+        java.util.List<Runnable> late = new java.util.ArrayList<>();
+        for (boolean workerFirst : new boolean[] {true, false}) {
+            PakeClient client = PakeClient.start(TOKEN);
+            String early = client.early(verifier.saltText());
+            PakeServer server = PakeServer.start(verifier);
+            server.prepare(workerFirst ? Runnable::run : late::add, early);
+            PakeKeys clientKeys = client.finish(server.salt(), server.serverShare()).keys("", sn, cn, SERVER_CERT);
+
+            assertThat(server.hasEarlyShare()).isTrue();
+            assertThat(server.agreed().keys("", sn, cn, SERVER_CERT).clientProven(clientKeys.clientProof())).isTrue();
+            assertThat(server.preparedByHelper()).isEqualTo(workerFirst);
+            assertThatThrownBy(() -> server.agree(early)).isInstanceOf(IllegalStateException.class);
+        }
+        late.forEach(Runnable::run); // the worker reaches the loop's computation late: it does nothing
+    }
+
+    @Test
+    void theServersVFromTheWorkerServesAShareThatFollowsTheChallenge() {
+        TokenVerifier verifier = TokenVerifier.create(TOKEN);
+        PakeServer server = PakeServer.start(verifier);
+        server.prepare(Runnable::run, "");
+        PakeClient client = PakeClient.start(TOKEN);
+        PakeKeys clientKeys = client.finish(server.salt(), server.serverShare()).keys("", sn, cn, SERVER_CERT);
+
+        assertThat(server.hasEarlyShare()).isFalse();
+        assertThat(server.agree(client.clientShare()).keys("", sn, cn, SERVER_CERT).clientProven(clientKeys.clientProof()))
+                .isTrue();
+        assertThat(server.preparedByHelper()).isTrue();
+        assertThatThrownBy(server::agreed).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void aHellosShareOffTheCurveIsRefusedBeforeAnythingIsOffered() {
+        TokenVerifier verifier = TokenVerifier.create(TOKEN);
+        java.util.List<Runnable> offered = new java.util.ArrayList<>();
+
+        assertThatThrownBy(() -> PakeServer.start(verifier).prepare(offered::add, PakeSuite.encode(verifier.w0m())))
+                .hasMessageContaining("identity");
+        assertThat(offered).isEmpty();
+    }
+
+    @Test
     void anEarlyShareForAnotherSaltIsNeverFollowedByAShareFromTheSameScalar() {
         TokenVerifier old = TokenVerifier.create(TOKEN);
         TokenVerifier now = TokenVerifier.create(TOKEN);
