@@ -7,7 +7,7 @@ import dev.tunnel.protocol.ControlMessage.ReqWorkConn;
 import dev.tunnel.client.proxy.StreamDialer;
 import dev.tunnel.protocol.ResetCode;
 import dev.tunnel.protocol.auth.ChannelBinding;
-import dev.tunnel.protocol.mux.CarrierSession;
+import dev.tunnel.protocol.udp.CarrierSession;
 import dev.tunnel.protocol.relay.PipeRelay;
 import dev.tunnel.tls.TlsSessions;
 import dev.tunnel.protocol.transport.Failures;

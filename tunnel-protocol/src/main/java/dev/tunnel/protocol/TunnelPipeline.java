@@ -61,7 +61,7 @@ import java.util.concurrent.TimeUnit;
  * </pre>
  * One per udp proxy, in place of {@code workConn} behind {@code START_WORK_CONN}: a private
  * {@link MuxSession} whose streams are the proxy's associations ({@link #addCarrier},
- * {@link dev.tunnel.protocol.mux.CarrierSession}).
+ * {@link dev.tunnel.protocol.udp.CarrierSession}).
  *
  * <h3>Public connection (server) and local-app connection (client)</h3>
  * <pre>

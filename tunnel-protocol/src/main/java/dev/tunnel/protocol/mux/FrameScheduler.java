@@ -117,11 +117,6 @@ final class FrameScheduler {
         oldFlows.clear();
     }
 
-    /** Streams waiting for the connection. */
-    int waitingStreams() {
-        return newFlows.size() + oldFlows.size();
-    }
-
     long queueDelayNanos() {
         return queueDelayNanos;
     }

@@ -15,7 +15,13 @@ package dev.tunnel.protocol.mux;
  * queue near a few milliseconds, whatever the number of streams. A stream whose consumer is
  * slower than the path gets what its rate needs, not more. On a path shorter than the floor
  * (loopback) the window is {@link WindowGain#START} x maxRate x the floor, whatever the gain.
- * {@link ReceiveWindow} applies the result within its floor, its maximum and its budget. A round
+ * {@link ReceiveWindow} applies the result within its floor, its maximum and its budget.
+ *
+ * <p>Rounds are counted by delivery: a round or more in which the stream received nothing (the
+ * round trip between a stream's OPEN and its first byte, a keep-alive connection between two
+ * requests) is no round, and the bytes that end it start the next. Counted by time, that wait
+ * would read as a consumer that takes almost nothing and take a new download's start window back
+ * just as its first window of bytes arrives. A round
  * whose rate no longer grows (at most {@link #GROWING} x the rounds before) and whose bytes in
  * flight (rate x the latest RTT) were at least {@link #LIMITED_SHARE} of the window was bound by
  * the window, and says so to the {@link WindowGain}, which grows only then: while the rate still
@@ -63,11 +69,14 @@ final class WindowControl {
      */
     int onConsumed(int bytes, long nowNanos, int window, PathDelay delay) {
         long minRtt = delay.minRttNanos();
+        long rtt = Math.max(minRtt, RTT_FLOOR_NANOS);
+        if (roundBytes == 0 && nowNanos - roundStartNanos >= rtt) {
+            roundStartNanos = nowNanos; // a round or more without a byte: no round, these bytes start one
+        }
         roundBytes += bytes;
         if (minRtt == 0) {
             return NO_CHANGE; // no RTT yet: nothing to size a window by
         }
-        long rtt = Math.max(minRtt, RTT_FLOOR_NANOS);
         long elapsed = nowNanos - roundStartNanos;
         if (elapsed >= rtt) {
             double before = maxRate();

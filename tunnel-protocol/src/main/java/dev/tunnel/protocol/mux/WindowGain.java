@@ -57,8 +57,12 @@ final class WindowGain {
     static final int FILTER_ROUNDS = 3;
     /** Largest change of the gain in one round. */
     static final double MAX_STEP = 0.1;
-    /** Default standing-queue target; {@code -Dtunnel.queueTargetMicros} overrides it (a benchmark knob). */
-    static final long DEFAULT_TARGET_NANOS = 5_000_000L;
+    /**
+     * Default standing-queue target; {@code -Dtunnel.queueTargetMicros} overrides it (a benchmark
+     * knob). The queue saws above it by a credit batch and the host's delays, so the mean a request
+     * waits is several milliseconds more.
+     */
+    static final long DEFAULT_TARGET_NANOS = 4_000_000L;
 
     private final long targetNanos;
     private double gain = START;

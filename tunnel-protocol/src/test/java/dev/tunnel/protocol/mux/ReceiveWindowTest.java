@@ -108,6 +108,31 @@ class ReceiveWindowTest {
         assertThat(delay.gain().gain()).isGreaterThan(WindowGain.START);
     }
 
+    /**
+     * A stream opened a round trip and more before its first byte (a public connection whose app
+     * answers later): the wait is no round of a slow consumer, so the first window of bytes gets
+     * all its credit back, and the round it starts sizes the window by their rate.
+     */
+    @Test
+    void theWaitBeforeAStreamsFirstByteDoesNotTakeItsStartWindowBack() {
+        ReceiveWindow w = new ReceiveWindow(32 * 1024, 32 * 1024, 16 << 20, T0);
+        w.grow(224 * 1024, ANY);
+        PathDelay delay = path(100 * MS);
+        long now = T0 + 300 * MS;
+        int credit = 0;
+        for (int i = 0; i < 16; i++) { // the start window, in the 10 ms its bytes take to arrive
+            now += MS;
+            assertThat(w.onReceived(16 * 1024)).isTrue();
+            credit += w.onConsumed(16 * 1024, now, delay, ANY);
+        }
+        assertThat(credit).as("credit for the first window").isEqualTo(256 * 1024);
+        assertThat(w.window()).isEqualTo(256 * 1024);
+
+        now = round(w, delay, now, 100 * MS, w.window(), 100 * MS);
+        now = round(w, delay, now, 100 * MS, w.window(), 100 * MS);
+        assertThat(w.window()).as("a window's worth per round trip: it grows").isGreaterThan(256 * 1024);
+    }
+
     /** A window of 4 MiB for a stream that gets 10 MB/s on a 100 ms path: it shrinks to at most the largest gain x rate x min RTT. */
     @Test
     void aWindowLargerThanItsRateNeedsShrinksToGainTimesRateTimesMinRtt() {

@@ -48,6 +48,20 @@ class WindowControlSimulationTest {
         assertFullLinkShortQueue(new Link(50_000_000L / 8, 40 * MS, streams, 12 * MS), 512);
     }
 
+    /**
+     * A download that starts on a session idle but for its pings (its stream opened a round trip
+     * before the first byte, as a public connection's stream does): the wait before its first
+     * byte is no round of a slow consumer, so the start window is not taken back, and the window
+     * reaches the path's bandwidth-delay product within a few rounds.
+     */
+    @ParameterizedTest(name = "{0} Mbit/s, {1} ms RTT")
+    @CsvSource({"50, 80", "20, 120", "100, 40"})
+    void aDownloadFillsTheLinkWithinItsFirstSecond(int mbits, int rttMillis) {
+        Link link = new Link(mbits * 1_000_000L / 8, rttMillis * MS / 2, 1, 0);
+        Result first = link.run(2 * SECOND, SECOND);
+        assertThat(first.throughput).as("first second's throughput over the link's rate").isGreaterThanOrEqualTo(0.8);
+    }
+
     private static void assertFullLinkShortQueue(Link link, int queueKib) {
         Result r = link.run(30 * SECOND, 15 * SECOND);
         double allowed = (2.0 * WindowGain.DEFAULT_TARGET_NANOS + 2.0 * link.oneWay / 8) / SECOND;

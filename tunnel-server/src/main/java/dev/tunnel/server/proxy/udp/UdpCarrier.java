@@ -1,6 +1,6 @@
 package dev.tunnel.server.proxy.udp;
 
-import dev.tunnel.protocol.mux.CarrierSession;
+import dev.tunnel.protocol.udp.CarrierSession;
 import dev.tunnel.protocol.mux.MuxSession;
 import dev.tunnel.protocol.mux.MuxStream;
 import dev.tunnel.server.proxy.ProxyRef;

@@ -1,6 +1,10 @@
-package dev.tunnel.protocol.mux;
+package dev.tunnel.protocol.udp;
 
 import dev.tunnel.protocol.TunnelPipeline;
+import dev.tunnel.protocol.mux.Heartbeat;
+import dev.tunnel.protocol.mux.MuxSession;
+import dev.tunnel.protocol.mux.MuxSettings;
+import dev.tunnel.protocol.mux.StreamAcceptor;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -10,7 +14,7 @@ import org.slf4j.LoggerFactory;
 /**
  * A private {@link MuxSession} on one pool-mode work connection, carrying the streams of one
  * proxy (a udp proxy's associations), so that pool mode moves datagrams with the same framing,
- * flow control and entrance queues as mux mode. Both ends install it right behind
+ * flow control and entrance queues as mux mode: a user of the mux, through its public API. Both ends install it right behind
  * {@code START_WORK_CONN}; see {@link TunnelPipeline} for the picture. The last handler of the
  * work connection: it runs {@code onClose} once when the connection is gone, and closes it on an
  * error.
