@@ -11,8 +11,8 @@ import java.util.ArrayDeque;
  * connection already holds.
  *
  * <h3>What it keeps small</h3>
- * DATA leaves a stream only while the connection is under its high watermark (kept small by
- * {@link MuxSession#start}), so bytes wait in their own stream's queue, where the next frame is
+ * DATA leaves a stream only while the connection is under its high watermark (kept short by
+ * {@link TunnelSocket}), so bytes wait in their own stream's queue, where the next frame is
  * still chosen, rather than in the connection's outbound buffer or the kernel, where they are
  * first in, first out.
  *
@@ -39,6 +39,7 @@ final class FrameScheduler {
     private static final int MIN_FRAME = 4096;
 
     private final Channel channel;
+    private final TunnelSocket socket;
     private final ArrayDeque<MuxStream> newFlows = new ArrayDeque<>();
     private final ArrayDeque<MuxStream> oldFlows = new ArrayDeque<>();
     private boolean running;
@@ -46,8 +47,9 @@ final class FrameScheduler {
     private volatile long queueDelayNanos;
     private final java.util.concurrent.atomic.AtomicLong maxQueueDelayNanos = new java.util.concurrent.atomic.AtomicLong();
 
-    FrameScheduler(Channel channel) {
+    FrameScheduler(Channel channel, TunnelSocket socket) {
         this.channel = channel;
+        this.socket = socket;
     }
 
     /** {@code stream} has bytes (or a FIN) to send: queue it and serve what the connection takes. */
@@ -97,6 +99,7 @@ final class FrameScheduler {
                 int limit = alone ? MuxStream.MAX_CHUNK : stream.deficit;
                 limit = (int) Math.min(limit, Math.max(MIN_FRAME, channel.bytesBeforeUnwritable()));
                 int sent = stream.sendData(limit, nowNanos);
+                socket.sent(sent, nowNanos);
                 // alone, a stream may overdraw; it still leaves the new-flow list once it used its quantum
                 stream.deficit = alone ? Math.max(0, stream.deficit - sent) : stream.deficit - sent;
             }

@@ -62,6 +62,7 @@ public final class MuxSession extends ChannelDuplexHandler {
     private ChannelHandlerContext ctx;
     private FrameWriter writer;
     private OpenFolding opens;
+    private TunnelSocket socket;
     private FrameScheduler scheduler;
     private StreamPressure pressure;
     private final SessionEnd end = new SessionEnd();
@@ -86,7 +87,8 @@ public final class MuxSession extends ChannelDuplexHandler {
         this.ctx = ctx;
         this.writer = new FrameWriter(ctx);
         this.opens = new OpenFolding(writer, ctx.executor());
-        this.scheduler = new FrameScheduler(ctx.channel());
+        this.socket = new TunnelSocket(ctx.channel());
+        this.scheduler = new FrameScheduler(ctx.channel(), socket);
         this.pressure = new StreamPressure(ctx.channel(), streams.view());
     }
 
@@ -105,7 +107,7 @@ public final class MuxSession extends ChannelDuplexHandler {
                     + " bytes (expected at least 1024)");
         }
         this.peerInitialWindow = peerInitialWindow;
-        TunnelSocket.keepQueuesShort(ctx.channel());
+        socket.start(System.nanoTime());
         rtt.start(ctx.channel());
     }
 

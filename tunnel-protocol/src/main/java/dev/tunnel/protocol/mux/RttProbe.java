@@ -13,7 +13,10 @@ import org.slf4j.LoggerFactory;
  * window control sees a queue build within a few round trips; once no stream has carried data for
  * {@link #QUIET_PROBES} periods in a row it is idle, and looks once per {@link #IDLE_PROBE_MILLIS}.
  * (A busy stream's frames are up to a frame's size apart: at a few MB/s, one period in two may
- * carry none.)
+ * carry none.) On a path too short for the queue to move a window
+ * ({@link WindowControl#queueMovesWindows}: loopback, a LAN) a busy session pings once per
+ * {@link #IDLE_PROBE_MILLIS}: there a hundred pings and pongs a second each way cost CPU and
+ * steer nothing.
  *
  * <p>Threading: written on the session's event loop; {@link #rttNanos()} and
  * {@link #minRttNanos()} may be read from any thread.
@@ -66,7 +69,8 @@ final class RttProbe {
         if (busy) {
             ping.run();
         }
-        timer = channel.eventLoop().schedule(this::probe, busy ? BUSY_PROBE_MILLIS : IDLE_PROBE_MILLIS,
+        boolean often = busy && WindowControl.queueMovesWindows(delay.minRttNanos());
+        timer = channel.eventLoop().schedule(this::probe, often ? BUSY_PROBE_MILLIS : IDLE_PROBE_MILLIS,
                 TimeUnit.MILLISECONDS);
     }
 

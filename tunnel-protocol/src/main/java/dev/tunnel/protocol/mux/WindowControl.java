@@ -101,6 +101,16 @@ final class WindowControl {
         newRound = true;
     }
 
+    /**
+     * Whether the queue the pings see can change a window on a path whose base delay is
+     * {@code minRttNanos} (unknown: 0). Below {@link WindowGain#START} x {@link #RTT_FLOOR_NANOS}
+     * / {@link WindowGain#MAX} (1.2 ms: loopback, a LAN) every window is START x maxRate x the
+     * floor, whatever the gain, so the session need not ping often to steer it.
+     */
+    static boolean queueMovesWindows(long minRttNanos) {
+        return minRttNanos == 0 || WindowGain.MAX * minRttNanos > WindowGain.START * RTT_FLOOR_NANOS;
+    }
+
     private int decide(double gain, long minRtt) {
         double reach = Math.max(gain * minRtt, WindowGain.START * RTT_FLOOR_NANOS);
         return (int) Math.min(Integer.MAX_VALUE, maxRate() * reach);

@@ -10,7 +10,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** When the session's pings go out: every busy period while data flows, once a second when idle. */
+/**
+ * When the session's pings go out: every busy period while data flows, once a second when data
+ * flows on a path too short for the queue to move a window, never when idle.
+ */
 @Timeout(10)
 class RttProbeTest {
     private final AtomicInteger pings = new AtomicInteger();
@@ -65,6 +68,28 @@ class RttProbeTest {
         probe.carriedData();
         advance(RttProbe.IDLE_PROBE_MILLIS);
         assertThat(pings).hasValue(RttProbe.QUIET_PROBES + 1);
+    }
+
+    @Test
+    void onAPathTooShortForTheQueueToMoveAWindowABusySessionPingsOnceASecond() {
+        probe.onPong(System.nanoTime() - 100_000); // a loopback round trip: 0.1 ms
+        busyFor(3 * RttProbe.IDLE_PROBE_MILLIS);
+        assertThat(pings).hasValue(3);
+    }
+
+    @Test
+    void onAPathOfTwentyMillisecondsABusySessionPingsEveryPeriod() {
+        probe.onPong(System.nanoTime() - 20_000_000);
+        busyFor(3 * RttProbe.IDLE_PROBE_MILLIS);
+        assertThat(pings).as("from the first probe, after a second, one per period")
+                .hasValue((int) (1 + 2 * RttProbe.IDLE_PROBE_MILLIS / RttProbe.BUSY_PROBE_MILLIS));
+    }
+
+    private void busyFor(long millis) {
+        for (long t = 0; t < millis; t += RttProbe.BUSY_PROBE_MILLIS) {
+            probe.carriedData();
+            advance(RttProbe.BUSY_PROBE_MILLIS);
+        }
     }
 
     private void advance(long millis) {

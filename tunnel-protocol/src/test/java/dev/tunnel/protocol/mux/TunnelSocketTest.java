@@ -9,6 +9,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollIoHandler;
@@ -19,12 +20,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * What waits below the frame scheduler on a real tunnel socket: at most 32 KiB unsent in the
- * kernel and 64 KiB in Netty's outbound buffer, so a sparse stream's frame waits behind about
- * 96 KiB of a download's DATA, not the megabytes a socket buffer holds.
+ * What waits below the frame scheduler on a tunnel socket: on a path of unknown or modest rate at
+ * most 32 KiB unsent in the kernel and 64 KiB in Netty's outbound buffer, so a sparse stream's
+ * frame waits behind about 96 KiB of a download's DATA, not the megabytes a socket buffer holds;
+ * on a fast path what drains in a few milliseconds, so the bytes leave in large writes.
  */
 @Timeout(20)
 class TunnelSocketTest {
+    private static final long MILLISECOND = 1_000_000L;
+
 
     @Test
     void aTunnelConnectionKeepsAtMost32KiBUnsentInTheKernelAnd64KiBInItsOutboundBuffer() throws Exception {
@@ -36,15 +40,66 @@ class TunnelSocketTest {
             Channel tunnel = new Bootstrap().group(group).channel(EpollSocketChannel.class)
                     .handler(new ChannelInboundHandlerAdapter())
                     .connect((InetSocketAddress) listener.localAddress()).sync().channel();
-            TunnelSocket.keepQueuesShort(tunnel);
+            TunnelSocket socket = new TunnelSocket(tunnel);
+            socket.start(0);
 
             assertThat(tunnel.config().getOption(EpollChannelOption.TCP_NOTSENT_LOWAT)).isEqualTo(32 * 1024L);
             assertThat(tunnel.config().getWriteBufferHighWaterMark()).isEqualTo(64 * 1024);
             assertThat(tunnel.config().getWriteBufferLowWaterMark()).isEqualTo(32 * 1024);
+
+            socket.sent(10 * 1024 * 1024, MILLISECOND * 20); // 500 MB/s: 2 MB drain in 4 ms, capped
+            assertThat(tunnel.config().getOption(EpollChannelOption.TCP_NOTSENT_LOWAT)).isEqualTo(256 * 1024L);
+            assertThat(tunnel.config().getWriteBufferHighWaterMark()).isEqualTo((256 + 32) * 1024);
             tunnel.close().sync();
             listener.close().sync();
         } finally {
             group.shutdownGracefully(0, 0, java.util.concurrent.TimeUnit.SECONDS).sync();
         }
+    }
+
+    @Test
+    void aPathSlowerThanAbout64MbitPerSecondKeepsTheMinimumLimits() {
+        EmbeddedChannel tunnel = new EmbeddedChannel();
+        TunnelSocket socket = new TunnelSocket(tunnel);
+        socket.start(0);
+
+        long now = 0;
+        for (int i = 0; i < 100; i++) { // 50 Mbit/s for a second, reported per 1 ms
+            now += MILLISECOND;
+            socket.sent(6_250, now);
+        }
+
+        assertThat(socket.limit()).isEqualTo(TunnelSocket.MIN_LIMIT);
+        assertThat(tunnel.config().getWriteBufferHighWaterMark()).isEqualTo(64 * 1024);
+    }
+
+    @Test
+    void theLimitIsWhatTheRateDrainsInFourMillisecondsAndFollowsItBackDown() {
+        EmbeddedChannel tunnel = new EmbeddedChannel();
+        TunnelSocket socket = new TunnelSocket(tunnel);
+        socket.start(0);
+
+        socket.sent(1_250_000, 10 * MILLISECOND); // 125 MB/s (1 Gbit/s): 500 kB, capped
+        assertThat(socket.limit()).isEqualTo(TunnelSocket.MAX_LIMIT);
+        socket.sent(250_000, 20 * MILLISECOND); // 25 MB/s: 100 kB
+        assertThat(socket.limit()).isEqualTo(100_000);
+        assertThat(tunnel.config().getWriteBufferHighWaterMark()).isEqualTo(100_000 + 32 * 1024);
+        assertThat(tunnel.config().getWriteBufferLowWaterMark()).isEqualTo(32 * 1024);
+        socket.sent(90_000, 30 * MILLISECOND); // 9 MB/s: 36 kB
+        assertThat(socket.limit()).isEqualTo(36_000);
+        socket.sent(40_000, 40 * MILLISECOND); // 4 MB/s: the minimum, 32 KiB, within 1.25x of 36 kB: kept
+        assertThat(socket.limit()).isEqualTo(36_000);
+    }
+
+    @Test
+    void aBurstIsMeasuredOverAtLeastTenMilliseconds() {
+        EmbeddedChannel tunnel = new EmbeddedChannel();
+        TunnelSocket socket = new TunnelSocket(tunnel);
+        socket.start(0);
+
+        socket.sent(1_000_000, MILLISECOND); // one burst in the first millisecond: no rate yet
+        assertThat(socket.limit()).isEqualTo(TunnelSocket.MIN_LIMIT);
+        socket.sent(0, 50 * MILLISECOND); // 1 MB over 50 ms: 20 MB/s, 80 kB
+        assertThat(socket.limit()).isEqualTo(80_000);
     }
 }
