@@ -24,11 +24,15 @@ import io.netty.channel.uring.IoUringChannelOption;
  * </ul>
  *
  * <h3>Sizing</h3>
- * The limit is what the connection drains in {@link #DRAIN_NANOS} at the rate it carried DATA
- * over the last {@link #SAMPLE_NANOS} or more, within {@link #MIN_LIMIT} and {@link #MAX_LIMIT}.
- * A queue of a few milliseconds costs a sparse stream as little on a 10 Gbit/s loopback as on a
- * 50 Mbit/s uplink, while a fast path takes the bytes in writes of hundreds of kilobytes rather
- * than one system call, one wake-up and one WINDOW_UPDATE per 40 KiB.
+ * The limit is what the connection drains in {@link #DRAIN_NANOS} at the rate it carried DATA,
+ * within {@link #MIN_LIMIT} and {@link #MAX_LIMIT}: the smallest rate of the last
+ * {@link #SAMPLES} periods of {@link #SAMPLE_NANOS} or more. A queue of a few milliseconds costs
+ * a sparse stream as little on a 10 Gbit/s loopback as on a 50 Mbit/s uplink, while a fast path
+ * takes the bytes in writes of hundreds of kilobytes rather than one system call, one wake-up and
+ * one WINDOW_UPDATE per 40 KiB. The smallest, not the latest: on a slow link the socket takes a
+ * burst of credit's worth in one period at many times the link's rate, and a limit sized by it
+ * would hold a burst's bytes in front of the pongs the peer sizes its windows by, which would read
+ * them as a standing queue and shrink its windows.
  *
  * <p>{@code -Dtunnel.notsentLowat=BYTES} fixes the kernel limit (0 leaves the kernel's default,
  * for comparisons); it is a benchmark knob, not a configuration key.
@@ -42,12 +46,17 @@ final class TunnelSocket {
     static final long DRAIN_NANOS = WindowGain.DEFAULT_TARGET_NANOS;
     /** The shortest period a rate is measured over. */
     static final long SAMPLE_NANOS = 10_000_000L;
+    /** Periods whose smallest rate sizes the limit: a fast path must stay fast for 80 ms. */
+    static final int SAMPLES = 8;
     /** A new limit within this factor of the current one is not applied (one system call each). */
     private static final double HYSTERESIS = 1.25;
 
     private final Channel channel;
     private final int fixedLowat = Integer.getInteger("tunnel.notsentLowat", -1);
     private int limit;
+    /** The limits the last {@link #SAMPLES} periods' rates call for, oldest overwritten first. */
+    private final int[] wanted = new int[SAMPLES];
+    private int next;
     private long sampleStartNanos;
     private long sampleBytes;
 
@@ -58,6 +67,7 @@ final class TunnelSocket {
     /** Sets the limits for a path of unknown rate: the minimum. */
     void start(long nowNanos) {
         sampleStartNanos = nowNanos;
+        java.util.Arrays.fill(wanted, MIN_LIMIT);
         apply(MIN_LIMIT);
     }
 
@@ -68,11 +78,16 @@ final class TunnelSocket {
         if (elapsed < SAMPLE_NANOS) {
             return;
         }
-        int wanted = limitFor(sampleBytes, elapsed);
+        wanted[next] = limitFor(sampleBytes, elapsed);
+        next = (next + 1) % SAMPLES;
         sampleStartNanos = nowNanos;
         sampleBytes = 0;
-        if (wanted > limit * HYSTERESIS || wanted * HYSTERESIS < limit) {
-            apply(wanted);
+        int sustained = Integer.MAX_VALUE;
+        for (int w : wanted) {
+            sustained = Math.min(sustained, w);
+        }
+        if (sustained > limit * HYSTERESIS || sustained * HYSTERESIS < limit) {
+            apply(sustained);
         }
     }
 

@@ -47,7 +47,9 @@ class TunnelSocketTest {
             assertThat(tunnel.config().getWriteBufferHighWaterMark()).isEqualTo(64 * 1024);
             assertThat(tunnel.config().getWriteBufferLowWaterMark()).isEqualTo(32 * 1024);
 
-            socket.sent(10 * 1024 * 1024, MILLISECOND * 20); // 500 MB/s: 2 MB drain in 4 ms, capped
+            for (int period = 1; period <= TunnelSocket.SAMPLES; period++) {
+                socket.sent(5 * 1024 * 1024, period * 10 * MILLISECOND); // 500 MB/s: 2 MB drain in 4 ms, capped
+            }
             assertThat(tunnel.config().getOption(EpollChannelOption.TCP_NOTSENT_LOWAT)).isEqualTo(256 * 1024L);
             assertThat(tunnel.config().getWriteBufferHighWaterMark()).isEqualTo((256 + 32) * 1024);
             tunnel.close().sync();
@@ -74,32 +76,57 @@ class TunnelSocketTest {
     }
 
     @Test
-    void theLimitIsWhatTheRateDrainsInFourMillisecondsAndFollowsItBackDown() {
+    void theLimitIsWhatTheRateDrainsInFourMillisecondsOnceSustainedAndFollowsItBackDownAtOnce() {
         EmbeddedChannel tunnel = new EmbeddedChannel();
         TunnelSocket socket = new TunnelSocket(tunnel);
         socket.start(0);
 
-        socket.sent(1_250_000, 10 * MILLISECOND); // 125 MB/s (1 Gbit/s): 500 kB, capped
-        assertThat(socket.limit()).isEqualTo(TunnelSocket.MAX_LIMIT);
-        socket.sent(250_000, 20 * MILLISECOND); // 25 MB/s: 100 kB
+        long now = 0;
+        for (int period = 1; period < TunnelSocket.SAMPLES; period++) {
+            socket.sent(1_250_000, now += 10 * MILLISECOND); // 125 MB/s (1 Gbit/s): 500 kB
+        }
+        assertThat(socket.limit()).as("not yet sustained").isEqualTo(TunnelSocket.MIN_LIMIT);
+        socket.sent(1_250_000, now += 10 * MILLISECOND);
+        assertThat(socket.limit()).as("capped").isEqualTo(TunnelSocket.MAX_LIMIT);
+
+        socket.sent(250_000, now += 10 * MILLISECOND); // 25 MB/s: 100 kB
         assertThat(socket.limit()).isEqualTo(100_000);
         assertThat(tunnel.config().getWriteBufferHighWaterMark()).isEqualTo(100_000 + 32 * 1024);
         assertThat(tunnel.config().getWriteBufferLowWaterMark()).isEqualTo(32 * 1024);
-        socket.sent(90_000, 30 * MILLISECOND); // 9 MB/s: 36 kB
+        socket.sent(90_000, now += 10 * MILLISECOND); // 9 MB/s: 36 kB
         assertThat(socket.limit()).isEqualTo(36_000);
-        socket.sent(40_000, 40 * MILLISECOND); // 4 MB/s: the minimum, 32 KiB, within 1.25x of 36 kB: kept
+        socket.sent(40_000, now += 10 * MILLISECOND); // 4 MB/s: the minimum, 32 KiB, within 1.25x of 36 kB: kept
         assertThat(socket.limit()).isEqualTo(36_000);
     }
 
+    /** On a 50 Mbit/s link a burst of credit's worth enters the socket in one period at many times the link's rate. */
     @Test
-    void aBurstIsMeasuredOverAtLeastTenMilliseconds() {
+    void burstsOnASlowLinkDoNotRaiseTheLimit() {
         EmbeddedChannel tunnel = new EmbeddedChannel();
         TunnelSocket socket = new TunnelSocket(tunnel);
         socket.start(0);
 
-        socket.sent(1_000_000, MILLISECOND); // one burst in the first millisecond: no rate yet
+        long now = 0;
+        for (int period = 1; period <= 100; period++) {
+            socket.sent(period % 4 == 0 ? 370_000 : 62_500, now += 10 * MILLISECOND);
+        }
+
         assertThat(socket.limit()).isEqualTo(TunnelSocket.MIN_LIMIT);
-        socket.sent(0, 50 * MILLISECOND); // 1 MB over 50 ms: 20 MB/s, 80 kB
+    }
+
+    @Test
+    void aRateIsMeasuredOverAtLeastTenMilliseconds() {
+        EmbeddedChannel tunnel = new EmbeddedChannel();
+        TunnelSocket socket = new TunnelSocket(tunnel);
+        socket.start(0);
+
+        socket.sent(1_000_000, MILLISECOND); // a burst in the first millisecond: no period ended yet
+        long now = 50 * MILLISECOND;
+        socket.sent(0, now); // the period ends: 1 MB in 50 ms, 20 MB/s, 80 kB
+        for (int period = 1; period < TunnelSocket.SAMPLES; period++) {
+            socket.sent(200_000, now += 10 * MILLISECOND); // 20 MB/s
+        }
+
         assertThat(socket.limit()).isEqualTo(80_000);
     }
 }
