@@ -61,7 +61,11 @@ public final class PakeWorker {
         return new PakeWorker(Runnable::run);
     }
 
-    /** The server's precomputed scalars {@code y}, refilled on this worker (empty until the first refill). */
+    /**
+     * The server's precomputed scalars {@code y} without {@code V}, shared by all verifiers: what a
+     * login takes when its verifier's pool ({@link #verifierEphemerals}) is empty; refilled on this
+     * worker (empty until the first refill).
+     */
     public Ephemerals serverEphemerals() {
         return serverEphemerals;
     }
