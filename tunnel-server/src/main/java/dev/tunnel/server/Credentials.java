@@ -1,12 +1,16 @@
 package dev.tunnel.server;
 
 import dev.tunnel.protocol.auth.PakeMode;
+import dev.tunnel.protocol.auth.PakeWorker;
 import dev.tunnel.protocol.auth.TokenVerifier;
+import dev.tunnel.protocol.auth.VerifierEphemerals;
 import dev.tunnel.server.config.ServerConfig;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
@@ -20,7 +24,8 @@ import javax.crypto.spec.SecretKeySpec;
  *
  * <p>Unless {@code auth.pake = "off"}, every account has a {@link TokenVerifier} for the PAKE
  * login: the configured one, or one made from the token at start with a random salt (a few ms per
- * account). Immutable.
+ * account), and the server's scalars for each verifier, with its decoys' base among them, are
+ * computed ahead ({@link VerifierEphemerals}). Immutable but for those pools, which are thread-safe.
  */
 final class Credentials {
     private final Account shared;
@@ -30,6 +35,8 @@ final class Credentials {
     /** The verifier decoys are made of, and the key their salts are derived with (per process). */
     private final TokenVerifier decoy;
     private final byte[] decoyKey = new byte[32];
+    /** The server's scalars computed ahead for each verifier; null with {@code auth.pake = "off"}. */
+    private final VerifierEphemerals ephemerals;
 
     /**
      * One account a client logs in to.
@@ -47,6 +54,11 @@ final class Credentials {
     }
 
     Credentials(ServerConfig config) {
+        this(config, PakeWorker.shared());
+    }
+
+    /** @param worker where the server's scalars for the PAKE login are computed ahead */
+    Credentials(ServerConfig config, PakeWorker worker) {
         this.serverPolicy = new AllowedPorts(config.allowPorts);
         this.maxPortsPerClient = config.maxPortsPerClient;
         boolean pake = PakeMode.of(config.auth.pake) != PakeMode.OFF;
@@ -69,6 +81,25 @@ final class Credentials {
         SecureRandom random = new SecureRandom();
         random.nextBytes(decoyKey);
         this.decoy = pake ? TokenVerifier.unmatchable() : null;
+        this.ephemerals = pake ? worker.verifierEphemerals(verifiers()) : null;
+    }
+
+    /** Every verifier a PAKE login runs against: the accounts' and the decoys' base. */
+    private List<TokenVerifier> verifiers() {
+        List<TokenVerifier> all = new ArrayList<>();
+        if (shared != null && shared.verifier() != null) {
+            all.add(shared.verifier());
+        }
+        for (Account a : users.values()) {
+            all.add(a.verifier());
+        }
+        all.add(decoy);
+        return all;
+    }
+
+    /** The server's scalars computed ahead for each verifier and the decoys (null with {@code auth.pake = "off"}). */
+    VerifierEphemerals ephemerals() {
+        return ephemerals;
     }
 
     /** The account {@code user} logs in to, or null when there is none it could log in to. */

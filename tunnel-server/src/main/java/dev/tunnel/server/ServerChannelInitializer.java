@@ -37,7 +37,7 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
         this.heartbeatTimeout = heartbeatTimeout;
         this.keepaliveInterval = keepaliveInterval;
         if (context.authenticator().offersPake()) {
-            PakeWorker.shared().serverEphemerals().refill(); // the first logins then find their scalars ready
+            context.credentials().ephemerals().fillAll(); // the first logins then find their scalars and V ready
         }
     }
 

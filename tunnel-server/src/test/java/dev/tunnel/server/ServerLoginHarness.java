@@ -53,7 +53,7 @@ final class ServerLoginHarness {
     }
 
     private ServerLoginHarness(boolean tcpMux, ServerConfig config) {
-        Credentials credentials = new Credentials(config);
+        Credentials credentials = new Credentials(config, pakeWorker);
         context = new ServerContext(TOKEN, tcpMux, new PortRegistry(), "127.0.0.1", "test", 10, credentials,
                 new LoginAuthenticator(credentials, OWN, PakeMode.of(config.auth.pake)),
                 new LoginThrottle(0, 0, System::currentTimeMillis), 0,

@@ -16,6 +16,8 @@ import dev.tunnel.protocol.auth.LoginProof;
 import dev.tunnel.protocol.auth.PakeClient;
 import dev.tunnel.protocol.auth.PakeKeys;
 import dev.tunnel.protocol.auth.Ephemerals;
+import dev.tunnel.protocol.auth.PakeWorker;
+import dev.tunnel.protocol.auth.VerifierEphemerals;
 import dev.tunnel.protocol.auth.TokenVerifier;
 import dev.tunnel.server.config.ServerConfig;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -23,6 +25,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -191,14 +194,19 @@ class ServerPakeLoginTest {
         replay.ch.finishAndReleaseAll();
     }
 
-    @Test
-    void anUnknownUserGetsAChallengeLikeAnyUserAndTheSameRefusalAsAWrongToken() {
+    /** A server with one user, alice, and no shared token: a hello for any other name gets a decoy. */
+    private static ServerConfig aliceOnly() {
         ServerConfig config = new ServerConfig();
         ServerConfig.User alice = new ServerConfig.User();
         alice.name = "alice";
         alice.token = TOKEN;
         config.users.add(alice);
-        ServerLoginHarness harness = new ServerLoginHarness(config);
+        return config;
+    }
+
+    @Test
+    void anUnknownUserGetsAChallengeLikeAnyUserAndTheSameRefusalAsAWrongToken() {
+        ServerLoginHarness harness = new ServerLoginHarness(aliceOnly());
 
         Exchange wrong = new Exchange(harness.connection());
         PakeClient guesser = PakeClient.start("guess");
@@ -215,6 +223,41 @@ class ServerPakeLoginTest {
         for (Exchange x : List.of(wrong, nobody, again)) {
             x.ch.finishAndReleaseAll();
         }
+    }
+
+    @Test
+    void anUnknownUsersScalarsAndVAreComputedAheadAsAnAccountsAre() {
+        Credentials credentials = new Credentials(aliceOnly(), PakeWorker.inline());
+        VerifierEphemerals pools = credentials.ephemerals();
+        TokenVerifier account = credentials.find("alice").verifier();
+        TokenVerifier decoy = credentials.decoy("mallory");
+        assertThat(pools.ready(decoy)).isZero();
+
+        pools.fillAll(); // as the server starts
+        assertThat(pools.ready(decoy)).isEqualTo(pools.ready(account)).isEqualTo(VerifierEphemerals.PER_VERIFIER);
+        pools.take(decoy);
+        pools.take(account);
+        assertThat(pools.ready(credentials.decoy("trudy"))).isEqualTo(pools.ready(account));
+        pools.refill(decoy); // after the login's answer
+        pools.refill(account);
+        assertThat(pools.ready(decoy)).isEqualTo(pools.ready(account)).isEqualTo(VerifierEphemerals.PER_VERIFIER);
+    }
+
+    @Test
+    void theScalarALoginTookIsReplacedOnlyAfterItsAnswerWasSent() {
+        ServerLoginHarness harness = new ServerLoginHarness();
+        VerifierEphemerals pools = harness.context.credentials().ephemerals();
+        TokenVerifier verifier = harness.context.credentials().find("").verifier();
+        pools.fillAll();
+        Exchange x = new Exchange(harness.connection());
+        PakeClient client = PakeClient.start(TOKEN);
+        assertThat(x.hello(client, "").login(client, "", OWN).ok()).isTrue();
+
+        assertThat(pools.ready(verifier)).as("answered, not refilled yet").isEqualTo(VerifierEphemerals.PER_VERIFIER - 1);
+        x.ch.advanceTimeBy(ServerPakeHandler.REFILL_DELAY_MICROS, TimeUnit.MICROSECONDS);
+        x.ch.runScheduledPendingTasks();
+        assertThat(pools.ready(verifier)).isEqualTo(VerifierEphemerals.PER_VERIFIER);
+        x.ch.finishAndReleaseAll();
     }
 
     @Test

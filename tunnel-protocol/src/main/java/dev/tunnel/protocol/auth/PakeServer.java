@@ -8,14 +8,14 @@ import org.bouncycastle.math.ec.ECPoint;
 /**
  * The server's (the verifier's) half of one SPAKE2+ login (RFC 9383, {@link PakeSuite}), holding
  * only the account's {@link TokenVerifier}: {@link #start} takes a single-use {@code y} with
- * {@code y·P} (precomputed, {@link Ephemerals}) and computes {@code Y = y·P + w0·N}, one point
- * addition; {@link #prepare} offers {@code V = y·L} (a fixed-base multiplication with the
- * verifier's comb table of {@code L}), and {@code Z} when the hello carried the client's
- * {@code X}, to a helper thread, so that they are computed while the challenge travels and the
- * client computes its own values, on a core the client's thread is not waiting for;
- * {@link #agree} takes the client's {@code X} and computes {@code Z = y·(X - w0·M)}, one
- * multiplication, and {@link #agreed} the secret for the hello's {@code X}; both compute what no
- * helper has started ({@link Offered}).
+ * {@code y·P}, and usually {@code V = y·L} too (computed ahead, {@link VerifierEphemerals}), and
+ * computes {@code Y = y·P + w0·N}, one point addition; {@link #prepare} offers to a helper thread
+ * {@code Z} when the hello carried the client's {@code X}, with {@code V} when it was not computed
+ * ahead (a fixed-base multiplication with the verifier's comb table of {@code L}), so that they are
+ * computed while the challenge travels and the client computes its own values, on a core the
+ * client's thread is not waiting for; {@link #agree} takes the client's {@code X} and computes
+ * {@code Z = y·(X - w0·M)}, one multiplication, and {@link #agreed} the secret for the hello's
+ * {@code X}; both compute what no helper has started ({@link Offered}).
  *
  * <p>Threading: the methods may run on any thread, one after the other (handed on through a
  * future or on one event loop); the instance is used once. The helper writes nothing of it: it
@@ -27,7 +27,10 @@ public final class PakeServer {
     private final BigInteger y;
     private final ECPoint shareV;
     private final String serverShare;
-    /** {@code V} and, for the hello's {@code X}, {@code Z}; null before {@link #prepare}. */
+    /** {@code V = y·L} computed ahead with {@code y}, or null. */
+    private final ECPoint aheadV;
+    private boolean preparing;
+    /** {@code V} and, for the hello's {@code X}, {@code Z}; null unless {@link #prepare} offered them. */
     private Offered<ECPoint[]> prepared;
     /** The hello's {@code X}, or null. */
     private ECPoint earlyShare;
@@ -35,11 +38,15 @@ public final class PakeServer {
     private PakeServer(TokenVerifier verifier, Ephemeral ephemeral) {
         this.verifier = verifier;
         this.y = ephemeral.scalar;
+        this.aheadV = ephemeral.timesL(verifier);
         this.shareV = ephemeral.point.add(verifier.w0n()).normalize();
         this.serverShare = PakeSuite.encode(shareV);
     }
 
-    /** This login's {@code Y} for {@code verifier} from {@code ephemeral}, which must never have been used. */
+    /**
+     * This login's {@code Y} for {@code verifier} from {@code ephemeral}, which must never have
+     * been used; its {@code V} is used when it was computed for this verifier's {@code L}.
+     */
     public static PakeServer start(TokenVerifier verifier, Ephemeral ephemeral) {
         return new PakeServer(verifier, ephemeral);
     }
@@ -65,20 +72,25 @@ public final class PakeServer {
     }
 
     /**
-     * Offers {@code V = y·L} to {@code helper}, with {@code Z} for {@code earlyClientShare}
-     * ({@code X} from the hello, then {@link #agreed} is the secret) unless it is empty; once.
+     * Offers {@code Z} for {@code earlyClientShare} ({@code X} from the hello, then {@link #agreed}
+     * is the secret) unless it is empty, and {@code V} unless it was computed ahead, to
+     * {@code helper}; once.
      *
      * @throws IllegalArgumentException when {@code X} is malformed, off the curve, or
      *                                  {@code X - w0·M} is the identity
      */
     public void prepare(Executor helper, String earlyClientShare) {
-        if (prepared != null) {
+        if (preparing) {
             throw new IllegalStateException("prepared already");
         }
+        preparing = true;
         ECPoint t = null;
         if (!earlyClientShare.isEmpty()) {
             earlyShare = PakeSuite.decode(earlyClientShare, "the client's share");
             t = lessW0M(earlyShare);
+        }
+        if (t == null && aheadV != null) {
+            return; // nothing to compute before the share arrives
         }
         ECPoint early = t;
         prepared = Offered.offer(() -> new ECPoint[] {v(), early == null ? null : z(early)}, helper);
@@ -121,7 +133,12 @@ public final class PakeServer {
         return earlyShare != null;
     }
 
-    /** Whether a helper thread computed {@code V}, for tests (once the secret was agreed). */
+    /** Whether {@code V} was computed ahead with the scalar ({@link VerifierEphemerals}), for tests. */
+    boolean vComputedAhead() {
+        return aheadV != null;
+    }
+
+    /** Whether a helper thread computed what {@link #prepare} offered, for tests (once the secret was agreed). */
     boolean preparedByHelper() {
         return prepared != null && prepared.byHelper();
     }
@@ -135,6 +152,9 @@ public final class PakeServer {
     }
 
     private ECPoint v() {
+        if (aheadV != null) {
+            return aheadV;
+        }
         return PakeSuite.nonIdentity(verifier.timesL(y), "V");
     }
 

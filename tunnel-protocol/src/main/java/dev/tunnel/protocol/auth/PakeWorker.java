@@ -5,6 +5,7 @@ import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.Collection;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -13,7 +14,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Where the PAKE login's slow parts run (too long for an event loop that carries other sessions'
- * bytes): the client's PBKDF2 for an account it has not met, and the refills of {@link Ephemerals};
+ * bytes): the client's PBKDF2 for an account it has not met, and the refills of {@link Ephemerals}
+ * and {@link VerifierEphemerals};
  * and where a login offers a multiplication to run on another core ({@link #helper()}): at most
  * {@link #THREADS} daemon threads, and at most
  * {@link #MAX_QUEUED} computations waiting, so a flood of logins costs bounded memory and CPU; one
@@ -59,9 +61,22 @@ public final class PakeWorker {
         return new PakeWorker(Runnable::run);
     }
 
-    /** The server's precomputed scalars {@code y}, refilled on this worker (empty until the first refill). */
+    /**
+     * The server's precomputed scalars {@code y} without {@code V}, shared by all verifiers: what a
+     * login takes when its verifier's pool ({@link #verifierEphemerals}) is empty; refilled on this
+     * worker (empty until the first refill).
+     */
     public Ephemerals serverEphemerals() {
         return serverEphemerals;
+    }
+
+    /**
+     * Pools of the server's scalars with {@code V} for each of {@code verifiers} (one server's
+     * accounts' and its decoys' base), filled and refilled on this worker; empty until
+     * {@link VerifierEphemerals#fillAll}. An empty one falls back on {@link #serverEphemerals()}.
+     */
+    public VerifierEphemerals verifierEphemerals(Collection<TokenVerifier> verifiers) {
+        return new VerifierEphemerals(verifiers, executor, serverEphemerals);
     }
 
     /** The client's precomputed scalars {@code x}, refilled on this worker (empty until the first refill). */
