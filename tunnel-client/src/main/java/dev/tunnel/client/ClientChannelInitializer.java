@@ -1,7 +1,7 @@
 package dev.tunnel.client;
 
 import dev.tunnel.protocol.TunnelPipeline;
-import dev.tunnel.protocol.mux.Heartbeat;
+import dev.tunnel.protocol.Heartbeat;
 import dev.tunnel.protocol.mux.MuxSession;
 import dev.tunnel.protocol.mux.MuxSettings;
 import io.netty.channel.ChannelInitializer;

@@ -15,7 +15,7 @@ import dev.tunnel.protocol.Preface;
 import dev.tunnel.protocol.PrefaceDecoder.PrefaceEvent;
 import dev.tunnel.protocol.ProtocolException;
 import dev.tunnel.protocol.TunnelPipeline;
-import dev.tunnel.protocol.mux.Heartbeat;
+import dev.tunnel.protocol.Heartbeat;
 import dev.tunnel.protocol.mux.MuxSession;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;

@@ -2,7 +2,7 @@ package dev.tunnel.server;
 
 import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.protocol.auth.PakeWorker;
-import dev.tunnel.protocol.mux.Heartbeat;
+import dev.tunnel.protocol.Heartbeat;
 import dev.tunnel.protocol.mux.MuxSession;
 import dev.tunnel.protocol.mux.MuxSettings;
 import io.netty.channel.ChannelHandlerContext;

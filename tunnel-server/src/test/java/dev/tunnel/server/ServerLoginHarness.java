@@ -6,7 +6,7 @@ import dev.tunnel.protocol.TunnelPipeline;
 import dev.tunnel.protocol.auth.ChannelBinding;
 import dev.tunnel.protocol.auth.PakeMode;
 import dev.tunnel.protocol.auth.PakeWorker;
-import dev.tunnel.protocol.mux.Heartbeat;
+import dev.tunnel.protocol.Heartbeat;
 import dev.tunnel.protocol.mux.MuxSession;
 import dev.tunnel.protocol.mux.MuxSettings;
 import dev.tunnel.protocol.testing.ControlWire;

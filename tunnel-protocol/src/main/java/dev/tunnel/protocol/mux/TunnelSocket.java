@@ -24,15 +24,11 @@ import io.netty.channel.uring.IoUringChannelOption;
  * </ul>
  *
  * <h3>Sizing</h3>
- * The limit is what the connection drains in {@link #DRAIN_NANOS} at the rate it carried DATA,
- * within {@link #MIN_LIMIT} and {@link #MAX_LIMIT}: the smallest rate of the last
- * {@link #SAMPLES} periods of {@link #SAMPLE_NANOS} or more. A queue of a few milliseconds costs
- * a sparse stream as little on a 10 Gbit/s loopback as on a 50 Mbit/s uplink, while a fast path
- * takes the bytes in writes of hundreds of kilobytes rather than one system call, one wake-up and
- * one WINDOW_UPDATE per 40 KiB. The smallest, not the latest: on a slow link the socket takes a
- * burst of credit's worth in one period at many times the link's rate, and a limit sized by it
- * would hold a burst's bytes in front of the pongs the peer sizes its windows by, which would read
- * them as a standing queue and shrink its windows.
+ * The limit is what the connection drains in {@link #DRAIN_NANOS} at the smallest rate of its last
+ * {@link #SAMPLES} periods of {@link #SAMPLE_NANOS}, within {@link #MIN_LIMIT} and {@link #MAX_LIMIT}:
+ * a fast path takes bytes in writes of hundreds of KiB, not one system call, wake-up and
+ * WINDOW_UPDATE per 40 KiB. Not the latest rate: a slow link's socket takes a credit burst at many
+ * times the link's rate, and those bytes would delay the pongs the peer sizes its windows by.
  *
  * <p>{@code -Dtunnel.notsentLowat=BYTES} fixes the kernel limit (0 leaves the kernel's default,
  * for comparisons); it is a benchmark knob, not a configuration key.

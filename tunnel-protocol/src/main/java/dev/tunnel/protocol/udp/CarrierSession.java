@@ -1,7 +1,7 @@
 package dev.tunnel.protocol.udp;
 
 import dev.tunnel.protocol.TunnelPipeline;
-import dev.tunnel.protocol.mux.Heartbeat;
+import dev.tunnel.protocol.Heartbeat;
 import dev.tunnel.protocol.mux.MuxSession;
 import dev.tunnel.protocol.mux.MuxSettings;
 import dev.tunnel.protocol.mux.StreamAcceptor;

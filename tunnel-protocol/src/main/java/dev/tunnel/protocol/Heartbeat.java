@@ -1,5 +1,6 @@
-package dev.tunnel.protocol.mux;
+package dev.tunnel.protocol;
 
+import dev.tunnel.protocol.mux.MuxSession;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleState;
