@@ -28,6 +28,9 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(20)
 class TunnelSocketTest {
     private static final long MILLISECOND = 1_000_000L;
+    /** For the tests that size an embedded channel's limits (the first test has a real epoll socket of its own). */
+    private final EmbeddedChannel embedded = new EmbeddedChannel();
+    private final TunnelSocket socket = startedOn(embedded);
 
 
     @Test
@@ -40,15 +43,15 @@ class TunnelSocketTest {
             Channel tunnel = new Bootstrap().group(group).channel(EpollSocketChannel.class)
                     .handler(new ChannelInboundHandlerAdapter())
                     .connect((InetSocketAddress) listener.localAddress()).sync().channel();
-            TunnelSocket socket = new TunnelSocket(tunnel);
-            socket.start(0);
+            TunnelSocket real = new TunnelSocket(tunnel);
+            real.start(0);
 
             assertThat(tunnel.config().getOption(EpollChannelOption.TCP_NOTSENT_LOWAT)).isEqualTo(32 * 1024L);
             assertThat(tunnel.config().getWriteBufferHighWaterMark()).isEqualTo(64 * 1024);
             assertThat(tunnel.config().getWriteBufferLowWaterMark()).isEqualTo(32 * 1024);
 
             for (int period = 1; period <= TunnelSocket.SAMPLES; period++) {
-                socket.sent(5 * 1024 * 1024, period * 10 * MILLISECOND); // 500 MB/s: 2 MB drain in 4 ms, capped
+                real.sent(5 * 1024 * 1024, period * 10 * MILLISECOND); // 500 MB/s: 2 MB drain in 4 ms, capped
             }
             assertThat(tunnel.config().getOption(EpollChannelOption.TCP_NOTSENT_LOWAT)).isEqualTo(256 * 1024L);
             assertThat(tunnel.config().getWriteBufferHighWaterMark()).isEqualTo((256 + 32) * 1024);
@@ -61,10 +64,6 @@ class TunnelSocketTest {
 
     @Test
     void aPathSlowerThanAbout64MbitPerSecondKeepsTheMinimumLimits() {
-        EmbeddedChannel tunnel = new EmbeddedChannel();
-        TunnelSocket socket = new TunnelSocket(tunnel);
-        socket.start(0);
-
         long now = 0;
         for (int i = 0; i < 100; i++) { // 50 Mbit/s for a second, reported per 1 ms
             now += MILLISECOND;
@@ -72,15 +71,11 @@ class TunnelSocketTest {
         }
 
         assertThat(socket.limit()).isEqualTo(TunnelSocket.MIN_LIMIT);
-        assertThat(tunnel.config().getWriteBufferHighWaterMark()).isEqualTo(64 * 1024);
+        assertThat(embedded.config().getWriteBufferHighWaterMark()).isEqualTo(64 * 1024);
     }
 
     @Test
     void theLimitIsWhatTheRateDrainsInFourMillisecondsOnceSustainedAndFollowsItBackDownAtOnce() {
-        EmbeddedChannel tunnel = new EmbeddedChannel();
-        TunnelSocket socket = new TunnelSocket(tunnel);
-        socket.start(0);
-
         long now = 0;
         for (int period = 1; period < TunnelSocket.SAMPLES; period++) {
             socket.sent(1_250_000, now += 10 * MILLISECOND); // 125 MB/s (1 Gbit/s): 500 kB
@@ -91,8 +86,8 @@ class TunnelSocketTest {
 
         socket.sent(250_000, now += 10 * MILLISECOND); // 25 MB/s: 100 kB
         assertThat(socket.limit()).isEqualTo(100_000);
-        assertThat(tunnel.config().getWriteBufferHighWaterMark()).isEqualTo(100_000 + 32 * 1024);
-        assertThat(tunnel.config().getWriteBufferLowWaterMark()).isEqualTo(32 * 1024);
+        assertThat(embedded.config().getWriteBufferHighWaterMark()).isEqualTo(100_000 + 32 * 1024);
+        assertThat(embedded.config().getWriteBufferLowWaterMark()).isEqualTo(32 * 1024);
         socket.sent(90_000, now += 10 * MILLISECOND); // 9 MB/s: 36 kB
         assertThat(socket.limit()).isEqualTo(36_000);
         socket.sent(40_000, now += 10 * MILLISECOND); // 4 MB/s: the minimum, 32 KiB, within 1.25x of 36 kB: kept
@@ -102,10 +97,6 @@ class TunnelSocketTest {
     /** On a 50 Mbit/s link a burst of credit's worth enters the socket in one period at many times the link's rate. */
     @Test
     void burstsOnASlowLinkDoNotRaiseTheLimit() {
-        EmbeddedChannel tunnel = new EmbeddedChannel();
-        TunnelSocket socket = new TunnelSocket(tunnel);
-        socket.start(0);
-
         long now = 0;
         for (int period = 1; period <= 100; period++) {
             socket.sent(period % 4 == 0 ? 370_000 : 62_500, now += 10 * MILLISECOND);
@@ -116,10 +107,6 @@ class TunnelSocketTest {
 
     @Test
     void aRateIsMeasuredOverAtLeastTenMilliseconds() {
-        EmbeddedChannel tunnel = new EmbeddedChannel();
-        TunnelSocket socket = new TunnelSocket(tunnel);
-        socket.start(0);
-
         socket.sent(1_000_000, MILLISECOND); // a burst in the first millisecond: no period ended yet
         long now = 50 * MILLISECOND;
         socket.sent(0, now); // the period ends: 1 MB in 50 ms, 20 MB/s, 80 kB
@@ -128,5 +115,11 @@ class TunnelSocketTest {
         }
 
         assertThat(socket.limit()).isEqualTo(80_000);
+    }
+
+    private static TunnelSocket startedOn(EmbeddedChannel channel) {
+        TunnelSocket socket = new TunnelSocket(channel);
+        socket.start(0);
+        return socket;
     }
 }
